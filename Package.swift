@@ -1,0 +1,69 @@
+// swift-tools-version: 6.0
+//
+// headscan: infant head shape (CVAI) from TrueDepth scans with an ArUco cap.
+//
+// Read top-down: public products, implementation targets, native shims, tests.
+// Native libraries come from Debian (see docs/building.md): only the OpenCV
+// libraries actually called are linked, which keeps process start-up fast.
+
+import PackageDescription
+
+let package = Package(
+  name: "headscan",
+  products: [
+    .library(name: "ScanIO", targets: ["ScanIO"]),
+    .library(name: "ArucoBridge", targets: ["ArucoBridge"]),
+    .library(name: "PointCloud", targets: ["PointCloud"]),
+    .library(name: "Registration", targets: ["Registration"]),
+    .library(name: "CVAI", targets: ["CVAI"]),
+    .library(name: "ScanSimulator", targets: ["ScanSimulator"]),
+    .executable(name: "headscan", targets: ["headscan"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+  ],
+  targets: [
+    // Library modules.
+    .target(name: "ScanIO", dependencies: ["_ImageCodec"]),
+    .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
+    .target(name: "PointCloud"),
+    .target(name: "CVAI", dependencies: ["PointCloud"]),
+    .target(
+      name: "Registration",
+      dependencies: ["ScanIO", "ArucoBridge", "PointCloud"]),
+    .target(
+      name: "ScanSimulator",
+      dependencies: ["ScanIO", "ArucoBridge", "CVAI"]),
+
+    // Command-line tool.
+    .executableTarget(
+      name: "headscan",
+      dependencies: [
+        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "ScanSimulator",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+
+    // Native shims: plain C headers, no API (see each target's README).
+    .target(
+      name: "_ArucoShim",
+      exclude: ["README.md", "system"],
+      cxxSettings: [.headerSearchPath("system/opencv4")],
+      linkerSettings: [
+        .linkedLibrary("opencv_aruco"), .linkedLibrary("opencv_calib3d"),
+        .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core"),
+        .linkedLibrary("m"),
+      ]),
+    .target(
+      name: "_ImageCodec",
+      exclude: ["README.md"],
+      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("m")]),
+
+    // Tests.
+    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO"], resources: [.copy("Resources")]),
+    .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "ScanIO"]),
+    .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud"]),
+    .testTarget(name: "ScanSimulatorTests", dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI"]),
+    .testTarget(name: "HeadscanCLITests", dependencies: ["ScanIO"]),
+  ],
+  cxxLanguageStandard: .cxx17
+)

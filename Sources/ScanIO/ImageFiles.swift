@@ -1,0 +1,90 @@
+internal import _ImageCodec
+import Foundation
+
+/// PNG and JPEG files: decoding colour and 16-bit depth images, writing PNG.
+public enum ImageFiles {
+  /// A decoded colour image: `width × height × 4` bytes, BGRA.
+  public struct BGRA: Sendable {
+    public let width: Int
+    public let height: Int
+    public let bytes: [UInt8]
+  }
+
+  /// Decodes an 8-bit PNG or JPEG file to BGRA (alpha 255 where the file has none).
+  /// - Throws: ``ScanIOError/unreadableImage(path:detail:)`` naming the file.
+  public static func readColor(at path: String) throws(ScanIOError) -> BGRA {
+    let data = try ReadOnlyFile.contents(of: path)
+    let (width, height) = try probe(data, path: path)
+    let pixels = try decode(data, path: path, format: HSI_BGRA8, count: width * height * 4)
+    return BGRA(width: width, height: height, bytes: pixels)
+  }
+
+  /// Decodes a single-channel 16-bit PNG (raw values, native order).
+  public static func readGray16(at path: String) throws(ScanIOError) -> (width: Int, height: Int, values: [UInt16]) {
+    let data = try ReadOnlyFile.contents(of: path)
+    let (width, height) = try probe(data, path: path)
+    let bytes = try decode(data, path: path, format: HSI_GRAY16, count: width * height * 2)
+    let values = bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+    return (width, height, values)
+  }
+
+  /// Writes BGRA pixels as an RGB PNG (alpha dropped), not atomically: callers write into a temporary folder.
+  public static func writeColorPNG(_ bgra: [UInt8], width: Int, height: Int, to path: String) throws(ScanIOError) {
+    var bgr = [UInt8](repeating: 0, count: width * height * 3)
+    for i in 0..<(width * height) {
+      bgr[3 * i] = bgra[4 * i]
+      bgr[3 * i + 1] = bgra[4 * i + 1]
+      bgr[3 * i + 2] = bgra[4 * i + 2]
+    }
+    try write(bytes: bgr, width: width, height: height, format: HSI_BGR8, to: path)
+  }
+
+  /// Writes single-channel 16-bit values as a PNG.
+  public static func writeGray16PNG(_ values: [UInt16], width: Int, height: Int, to path: String) throws(ScanIOError) {
+    let bytes = values.withUnsafeBytes { Array($0) }
+    try write(bytes: bytes, width: width, height: height, format: HSI_GRAY16, to: path)
+  }
+
+  /// Writes single-channel 8-bit values as a PNG.
+  public static func writeGray8PNG(_ values: [UInt8], width: Int, height: Int, to path: String) throws(ScanIOError) {
+    try write(bytes: values, width: width, height: height, format: HSI_GRAY8, to: path)
+  }
+
+  private static func write(bytes: [UInt8], width: Int, height: Int, format: hsi_pixel_format, to path: String) throws(ScanIOError) {
+    var message = [CChar](repeating: 0, count: 256)
+    let status = bytes.withUnsafeBufferPointer {
+      hsi_write_png(path, $0.baseAddress, Int32(width), Int32(height), format, &message, message.count)
+    }
+    guard status == HSI_OK else { throw .cannotWrite(path: path, reason: text(message)) }
+  }
+
+  private static func probe(_ data: Data, path: String) throws(ScanIOError) -> (Int, Int) {
+    var info = hsi_info()
+    var message = [CChar](repeating: 0, count: 256)
+    let status = data.withUnsafeBytes {
+      hsi_probe($0.bindMemory(to: UInt8.self).baseAddress, data.count, &info, &message, message.count)
+    }
+    guard status == HSI_OK else { throw .unreadableImage(path: path, detail: text(message)) }
+    guard info.width > 0, info.height > 0, Int(info.width) * Int(info.height) <= 1 << 26 else {
+      throw .unreadableImage(path: path, detail: "implausible size \(info.width)×\(info.height)")
+    }
+    return (Int(info.width), Int(info.height))
+  }
+
+  private static func decode(_ data: Data, path: String, format: hsi_pixel_format, count: Int) throws(ScanIOError) -> [UInt8] {
+    var message = [CChar](repeating: 0, count: 256)
+    var pixels = [UInt8](repeating: 0, count: count)
+    let status = data.withUnsafeBytes { source in
+      pixels.withUnsafeMutableBufferPointer {
+        hsi_decode(source.bindMemory(to: UInt8.self).baseAddress, data.count, format, $0.baseAddress, count, &message, message.count)
+      }
+    }
+    guard status == HSI_OK else { throw .unreadableImage(path: path, detail: text(message)) }
+    return pixels
+  }
+
+  private static func text(_ message: [CChar]) -> String {
+    let s = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    return s.isEmpty ? "unknown error" : s
+  }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Reads a `.rgbdscan` recorder stream (contract §1) frame by frame.
+///
+/// Opening reads only the 16-byte preamble and the JSON header; each
+/// ``frame(at:)`` reads one frame with positioned reads, so memory stays flat
+/// whatever the file's size. A trailing partial frame is skipped and reported
+/// in ``warnings``.
+public final class RGBDScanReader: ScanReader {
+  /// The stream's magic bytes.
+  public static let magic: [UInt8] = Array("RGBDSCAN".utf8)
+  /// The one format version this reader understands.
+  public static let version: UInt32 = 1
+
+  public let path: String
+  public let header: ScanHeader
+  public let frameCount: Int
+  public let warnings: [ScanWarning]
+  /// Byte offset of frame 0.
+  public let firstFrameOffset: Int
+  /// Bytes of one frame.
+  public let frameSize: Int
+  private let file: ReadOnlyFile
+
+  /// Opens and checks a stream.
+  /// - Throws: ``ScanIOError`` for a missing file, wrong magic, unknown version, a
+  ///   header past the end, invalid JSON or a missing/invalid key.
+  public init(path: String) throws(ScanIOError) {
+    let file = try ReadOnlyFile(path: path)
+    guard file.size >= 8, try file.bytes(count: 8, at: 0) == Self.magic else { throw .badMagic(path: path) }
+    guard file.size >= 16 else {
+      throw .sizeMismatch(path: path, detail: "file ends inside the 16-byte preamble (\(file.size) bytes)")
+    }
+    let preamble = try file.bytes(count: 8, at: 8)
+    let version = preamble.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self)) }
+    guard version == Self.version else { throw .unsupportedVersion(path: path, version: version) }
+    let headerLength = Int(preamble.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) })
+    guard 16 + headerLength <= file.size else {
+      throw .headerPastEnd(path: path, headerLength: headerLength, fileSize: file.size)
+    }
+    let json = Data(try file.bytes(count: headerLength, at: 16))
+    let (header, _) = try ScanHeader.parse(json: json, path: path, source: .stream)
+
+    self.path = path
+    self.file = file
+    self.header = header
+    self.firstFrameOffset = 16 + headerLength
+    self.frameSize = header.streamFrameSize
+    let frameBytes = file.size - firstFrameOffset
+    self.frameCount = frameBytes / frameSize
+    let remainder = frameBytes % frameSize
+    self.warnings = remainder == 0 ? [] : [.trailingPartialFrame(path: path, bytes: remainder, frameSize: frameSize)]
+  }
+
+  public func timestamp(at index: Int) throws(ScanIOError) -> Double {
+    try checkIndex(index)
+    var bits: UInt64 = 0
+    try withUnsafeMutableBytes(of: &bits) { (raw) throws(ScanIOError) in
+      try file.read(into: raw, at: firstFrameOffset + index * frameSize)
+    }
+    return Double(bitPattern: UInt64(littleEndian: bits))
+  }
+
+  public func frame(at index: Int) throws(ScanIOError) -> ScanFrame {
+    try checkIndex(index)
+    let start = firstFrameOffset + index * frameSize
+    let time = try timestamp(at: index)
+    let samples = header.depthWidth * header.depthHeight
+    let depthBytes = samples * header.depthEncoding.bytesPerSample
+    let metres = try readDepth(samples: samples, at: start + 8)
+    let colourBytes = header.colorWidth * header.colorHeight * 4
+    let bgra = try [UInt8](unsafeUninitializedCapacity: colourBytes) { (buffer, count) throws(ScanIOError) in
+      try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: start + 8 + depthBytes)
+      count = colourBytes
+    }
+    return ScanFrame(
+      index: index, timestamp: time,
+      depth: DepthMap(width: header.depthWidth, height: header.depthHeight, metres: metres, intrinsics: header.depthIntrinsics),
+      color: ColorImage(width: header.colorWidth, height: header.colorHeight, bgra: bgra, intrinsics: header.colorIntrinsics))
+  }
+
+  /// Reads `samples` depth values at `offset` and converts them to metres (NaN = no depth).
+  private func readDepth(samples: Int, at offset: Int) throws(ScanIOError) -> [Float] {
+    let encoding = header.depthEncoding
+    return try [Float](unsafeUninitializedCapacity: samples) { (out, count) throws(ScanIOError) in
+      switch encoding {
+      case .float32, .disparity32:
+        // Little-endian IEEE single on disk and in memory: read in place.
+        try file.read(into: UnsafeMutableRawBufferPointer(out), at: offset)
+      case .float16, .disparity16:
+        // Read the halves into the upper half of the output, widen front to back.
+        let raw = UnsafeMutableRawBufferPointer(out)
+        let halves = UnsafeMutableRawBufferPointer(rebasing: raw[(samples * 2)...])
+        try file.read(into: halves, at: offset)
+        let source = halves.bindMemory(to: UInt16.self)
+        for i in 0..<samples {
+          out[i] = Float(Float16(bitPattern: UInt16(littleEndian: source[i])))
+        }
+      }
+      DepthDecoding.toMetres(out, disparity: encoding.isDisparity)
+      count = samples
+    }
+  }
+}
+
+/// Conversions between stored depth samples and metres.
+enum DepthDecoding {
+  /// In place: invalid samples (NaN, ≤ 0, ±∞) become NaN; disparity becomes depth.
+  static func toMetres(_ values: UnsafeMutableBufferPointer<Float>, disparity: Bool) {
+    for i in values.indices {
+      let v = values[i]
+      if v > 0 && v.isFinite {
+        values[i] = disparity ? 1 / v : v
+      } else {
+        values[i] = .nan
+      }
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// The JSON shape shared by the stream header and `camera.json`.
+struct ScanHeaderJSON: Codable {
+  struct Image: Codable {
+    var width: Int
+    var height: Int
+    var encoding: String?
+  }
+  struct Markers: Codable {
+    var dictionary: String
+    var sideLength: Double
+  }
+  struct Cap: Codable {
+    var markerCount: Int
+  }
+
+  var depth: Image
+  var color: Image
+  var intrinsics: CameraIntrinsics
+  var fps: Double?
+  var markers: Markers
+  var cap: Cap?
+  var recordedAt: String?
+  var patientID: String?
+  /// TUM folders only: depth PNG units per metre.
+  var depthScale: Double?
+}
+
+extension ScanHeader {
+  /// Which file the JSON came from: the stream needs a depth encoding, a folder does not.
+  enum JSONSource {
+    case stream
+    case tumCamera
+  }
+
+  /// Parses and checks a header; every error names `path` and, where there is one, the key.
+  static func parse(json data: Data, path: String, source: JSONSource) throws(ScanIOError) -> (
+    ScanHeader, depthScale: Double
+  ) {
+    let raw: ScanHeaderJSON
+    do {
+      raw = try JSONDecoder().decode(ScanHeaderJSON.self, from: data)
+    } catch let error as DecodingError {
+      throw ScanIOError(decoding: error, path: path)
+    } catch {
+      throw .invalidJSON(path: path, detail: String(describing: error))
+    }
+    let depthEncoding: DepthEncoding
+    switch source {
+    case .stream:
+      guard let name = raw.depth.encoding else { throw .missingKey(path: path, key: "depth.encoding") }
+      guard let encoding = DepthEncoding(rawValue: name) else {
+        throw .invalidValue(
+          path: path, key: "depth.encoding",
+          detail: "'\(name)' is not one of \(DepthEncoding.allCases.map(\.rawValue).joined(separator: ", "))")
+      }
+      depthEncoding = encoding
+      if let colour = raw.color.encoding, colour != "bgra8" {
+        throw .invalidValue(path: path, key: "color.encoding", detail: "'\(colour)' is not supported (only bgra8)")
+      }
+    case .tumCamera:
+      depthEncoding = .float32
+    }
+    let header = ScanHeader(
+      depthWidth: raw.depth.width, depthHeight: raw.depth.height, depthEncoding: depthEncoding,
+      colorWidth: raw.color.width, colorHeight: raw.color.height, intrinsics: raw.intrinsics,
+      fps: raw.fps ?? 30,
+      markers: MarkerSpec(dictionary: raw.markers.dictionary, sideLength: raw.markers.sideLength),
+      capMarkerCount: raw.cap?.markerCount, recordedAt: raw.recordedAt, patientID: raw.patientID)
+    try header.validate(path: path)
+    let depthScale = raw.depthScale ?? 5000
+    guard depthScale.isFinite, depthScale > 0 else {
+      throw .invalidValue(path: path, key: "depthScale", detail: "must be a positive number")
+    }
+    return (header, depthScale)
+  }
+
+  /// Checks sizes, camera and marker values for sense.
+  func validate(path: String) throws(ScanIOError) {
+    func positive(_ value: Int, _ key: String) throws(ScanIOError) {
+      guard value > 0, value <= 1 << 14 else {
+        throw .invalidValue(path: path, key: key, detail: "\(value) is not a size between 1 and 16384")
+      }
+    }
+    try positive(depthWidth, "depth.width")
+    try positive(depthHeight, "depth.height")
+    try positive(colorWidth, "color.width")
+    try positive(colorHeight, "color.height")
+    try positive(intrinsics.width, "intrinsics.width")
+    try positive(intrinsics.height, "intrinsics.height")
+    for (value, key) in [(intrinsics.fx, "intrinsics.fx"), (intrinsics.fy, "intrinsics.fy")] {
+      guard value.isFinite, value > 0 else {
+        throw .invalidValue(path: path, key: key, detail: "focal length must be a positive number")
+      }
+    }
+    for (value, key) in [(intrinsics.cx, "intrinsics.cx"), (intrinsics.cy, "intrinsics.cy")] {
+      guard value.isFinite else { throw .invalidValue(path: path, key: key, detail: "must be finite") }
+    }
+    guard fps.isFinite, fps > 0 else {
+      throw .invalidValue(path: path, key: "fps", detail: "must be a positive number")
+    }
+    guard markers.sideLength.isFinite, markers.sideLength > 0, markers.sideLength < 1 else {
+      throw .invalidValue(path: path, key: "markers.sideLength", detail: "must be a length in metres between 0 and 1")
+    }
+    if let count = capMarkerCount, count <= 0 {
+      throw .invalidValue(path: path, key: "cap.markerCount", detail: "must be positive")
+    }
+    // Depth and colour must be scaled copies of the intrinsics' image: same aspect ratio.
+    for (name, w, h) in [("depth", depthWidth, depthHeight), ("color", colorWidth, colorHeight)] {
+      guard w * intrinsics.height == h * intrinsics.width else {
+        throw .sizeMismatch(
+          path: path,
+          detail: "\(name) size \(w)×\(h) is not a scaled copy of the intrinsics' \(intrinsics.width)×\(intrinsics.height)")
+      }
+    }
+  }
+
+  /// The header as JSON (sorted keys), as a stream header or `camera.json`.
+  func jsonData(depthScale: Double? = nil) -> Data {
+    let raw = ScanHeaderJSON(
+      depth: .init(width: depthWidth, height: depthHeight, encoding: depthScale == nil ? depthEncoding.rawValue : nil),
+      color: .init(width: colorWidth, height: colorHeight, encoding: depthScale == nil ? "bgra8" : nil),
+      intrinsics: intrinsics, fps: fps,
+      markers: .init(dictionary: markers.dictionary, sideLength: markers.sideLength),
+      cap: capMarkerCount.map { .init(markerCount: $0) }, recordedAt: recordedAt, patientID: patientID,
+      depthScale: depthScale)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    // Encoding plain structs of numbers and strings cannot fail.
+    return try! encoder.encode(raw)
+  }
+}
+
+extension ScanIOError {
+  /// Turns a decoder error into a message that names the key by its dotted path.
+  init(decoding error: DecodingError, path: String) {
+    func dotted(_ keys: [any CodingKey]) -> String {
+      keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+    switch error {
+    case .keyNotFound(let key, let context):
+      self = .missingKey(path: path, key: dotted(context.codingPath + [key]))
+    case .typeMismatch(let type, let context):
+      self = .invalidValue(path: path, key: dotted(context.codingPath), detail: "expected \(Self.kind(of: type))")
+    case .valueNotFound(let type, let context):
+      self = .invalidValue(path: path, key: dotted(context.codingPath), detail: "expected \(Self.kind(of: type)), found null")
+    case .dataCorrupted(let context):
+      if context.codingPath.isEmpty {
+        let underlying = (context.underlyingError as NSError?)?.localizedDescription ?? context.debugDescription
+        self = .invalidJSON(path: path, detail: underlying)
+      } else {
+        self = .invalidValue(path: path, key: dotted(context.codingPath), detail: context.debugDescription)
+      }
+    @unknown default:
+      self = .invalidJSON(path: path, detail: String(describing: error))
+    }
+  }
+
+  private static func kind(of type: Any.Type) -> String {
+    switch type {
+    case is Int.Type, is Double.Type: return "a number"
+    case is String.Type: return "a string"
+    default: return "an object"
+    }
+  }
+}

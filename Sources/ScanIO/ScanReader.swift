@@ -1,0 +1,65 @@
+import Foundation
+
+/// A recorded scan that yields its frames one at a time.
+///
+/// Readers hold a few frames at most: a 3 GB scan is read with memory that
+/// does not grow with its length. They are immutable after opening and safe to
+/// use from several threads (each call reads its own frame).
+public protocol ScanReader: AnyObject, Sendable {
+  /// The file or folder this reader reads.
+  var path: String { get }
+  /// The scan's header (camera, image layouts, markers).
+  var header: ScanHeader { get }
+  /// Number of complete frames.
+  var frameCount: Int { get }
+  /// What the reader skipped or worked around while opening.
+  var warnings: [ScanWarning] { get }
+  /// Frame `index` (random access).
+  /// - Throws: ``ScanIOError/frameOutOfRange(path:index:frameCount:)`` and read errors.
+  func frame(at index: Int) throws(ScanIOError) -> ScanFrame
+  /// The timestamp of frame `index`, seconds, without decoding its images.
+  func timestamp(at index: Int) throws(ScanIOError) -> Double
+}
+
+extension ScanReader {
+  /// Iterates the frames in order, decoding each when asked for.
+  public func makeFrameIterator() -> ScanFrameIterator { ScanFrameIterator(reader: self) }
+
+  /// Time from the first to the last frame, seconds (0 for fewer than two frames).
+  public func duration() throws(ScanIOError) -> Double {
+    guard frameCount > 1 else { return 0 }
+    return try timestamp(at: frameCount - 1) - timestamp(at: 0)
+  }
+
+  func checkIndex(_ index: Int) throws(ScanIOError) {
+    guard index >= 0 && index < frameCount else {
+      throw .frameOutOfRange(path: path, index: index, frameCount: frameCount)
+    }
+  }
+}
+
+/// Yields a scan's frames in order; `next()` throws instead of ending silently on a read error.
+public struct ScanFrameIterator {
+  let reader: any ScanReader
+  var nextIndex = 0
+
+  /// The next frame, or `nil` after the last.
+  public mutating func next() throws(ScanIOError) -> ScanFrame? {
+    guard nextIndex < reader.frameCount else { return nil }
+    defer { nextIndex += 1 }
+    return try reader.frame(at: nextIndex)
+  }
+}
+
+/// Opens a scan: a `.rgbdscan` stream file or a TUM-style folder.
+///
+/// - Parameter path: a file (read as a stream, whatever its extension) or a folder.
+/// - Throws: ``ScanIOError`` naming the file and the problem.
+public func openScan(at path: String) throws(ScanIOError) -> any ScanReader {
+  var isFolder: ObjCBool = false
+  guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+    throw .cannotOpen(path: path, reason: "no such file or folder")
+  }
+  if isFolder.boolValue { return try TUMFolderReader(path: path) }
+  return try RGBDScanReader(path: path)
+}

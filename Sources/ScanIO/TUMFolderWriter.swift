@@ -1,0 +1,71 @@
+import Foundation
+
+/// Writes a TUM-style scan folder (contract §2) atomically.
+///
+/// Files go into a hidden temporary folder beside the destination, which
+/// ``finish()`` renames into place (replacing an older folder of that name).
+/// Depth is stored as 16-bit PNG in units of `1 / depthScale` metres (0 = no depth);
+/// colour as RGB PNG.
+public final class TUMFolderWriter {
+  /// Where the finished folder goes.
+  public let path: String
+  /// The camera description written to `camera.json`.
+  public let header: ScanHeader
+  /// Depth PNG units per metre.
+  public let depthScale: Double
+  public private(set) var frameCount = 0
+  private let temporaryPath: String
+  private var colourIndex = "# colour images\n# timestamp filename\n"
+  private var depthIndex = "# depth images, 16-bit PNG\n# timestamp filename\n"
+  private var finished = false
+
+  public init(path: String, header: ScanHeader, depthScale: Double = 5000) throws(ScanIOError) {
+    try header.validate(path: path)
+    precondition(depthScale > 0, "depthScale must be positive")
+    self.path = path.hasSuffix("/") ? String(path.dropLast()) : path
+    self.header = header
+    self.depthScale = depthScale
+    self.temporaryPath = AtomicFile.temporaryPath(beside: self.path)
+    do {
+      for sub in ["", "/rgb", "/depth"] {
+        try FileManager.default.createDirectory(atPath: temporaryPath + sub, withIntermediateDirectories: false)
+      }
+    } catch {
+      throw .cannotWrite(path: path, reason: (error as NSError).localizedDescription)
+    }
+  }
+
+  deinit {
+    if !finished { try? FileManager.default.removeItem(atPath: temporaryPath) }
+  }
+
+  /// Appends one frame; depth values are rounded to the PNG's units and clamped to 16 bits.
+  public func append(timestamp: Double, depthMetres: [Float], colorBGRA: [UInt8]) throws(ScanIOError) {
+    precondition(!finished, "append after finish()")
+    let name = String(format: "%.6f.png", timestamp)
+    try ImageFiles.writeColorPNG(colorBGRA, width: header.colorWidth, height: header.colorHeight, to: temporaryPath + "/rgb/" + name)
+    let units = depthMetres.map { z -> UInt16 in
+      guard z > 0, z.isFinite else { return 0 }
+      return UInt16(min(65535, (Double(z) * depthScale).rounded()))
+    }
+    try ImageFiles.writeGray16PNG(units, width: header.depthWidth, height: header.depthHeight, to: temporaryPath + "/depth/" + name)
+    let stamp = String(format: "%.6f", timestamp)
+    colourIndex += "\(stamp) rgb/\(name)\n"
+    depthIndex += "\(stamp) depth/\(name)\n"
+    frameCount += 1
+  }
+
+  /// Writes the index files and `camera.json`, then renames the folder into place.
+  public func finish() throws(ScanIOError) {
+    precondition(!finished, "finish() called twice")
+    do {
+      try colourIndex.write(toFile: temporaryPath + "/rgb.txt", atomically: false, encoding: .utf8)
+      try depthIndex.write(toFile: temporaryPath + "/depth.txt", atomically: false, encoding: .utf8)
+      try header.jsonData(depthScale: depthScale).write(to: URL(fileURLWithPath: temporaryPath + "/camera.json"))
+    } catch {
+      throw .cannotWrite(path: path, reason: (error as NSError).localizedDescription)
+    }
+    finished = true
+    try AtomicFile.commit(temporaryPath, to: path)
+  }
+}

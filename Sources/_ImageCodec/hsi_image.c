@@ -1,0 +1,270 @@
+// PNG/JPEG codec over libpng and libjpeg(-turbo). Both libraries report fatal
+// errors through longjmp; each entry point sets its own jump target, so no
+// error path ever unwinds through Swift frames.
+
+#include "hsi_image.h"
+
+#include <stdio.h> /* before jpeglib.h, which uses FILE */
+
+#include <jpeglib.h>
+#include <png.h>
+#include <setjmp.h>
+#include <string.h>
+
+static void set_message(char *message, size_t capacity, const char *text) {
+  if (message == NULL || capacity == 0) return;
+  snprintf(message, capacity, "%s", text);
+}
+
+static int is_png(const uint8_t *data, size_t size) {
+  return size >= 8 && png_sig_cmp((png_const_bytep)data, 0, 8) == 0;
+}
+
+static int is_jpeg(const uint8_t *data, size_t size) {
+  return size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF;
+}
+
+// ---------------------------------------------------------------- PNG
+
+typedef struct png_memory {
+  const uint8_t *data;
+  size_t size;
+  size_t offset;
+  char *message;
+  size_t message_capacity;
+} png_memory;
+
+static void png_memory_read(png_structp png, png_bytep out, png_size_t count) {
+  png_memory *source = (png_memory *)png_get_io_ptr(png);
+  if (source->size - source->offset < count) {
+    png_error(png, "PNG data ends early (file truncated?)");
+  }
+  memcpy(out, source->data + source->offset, count);
+  source->offset += count;
+}
+
+static void png_on_error(png_structp png, png_const_charp text) {
+  png_memory *source = (png_memory *)png_get_error_ptr(png);
+  if (source) set_message(source->message, source->message_capacity, text);
+  png_longjmp(png, 1);
+}
+
+static void png_on_warning(png_structp png, png_const_charp text) {
+  (void)png;
+  (void)text;
+}
+
+// Reads the PNG header and, when `pixels` is non-null, the image in `format`.
+static hsi_status png_run(const uint8_t *data, size_t size, hsi_info *info, int format,
+                          uint8_t *pixels, size_t capacity, char *message, size_t message_capacity) {
+  png_memory source = {data, size, 0, message, message_capacity};
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, png_on_error,
+                                           png_on_warning);
+  if (png == NULL) {
+    set_message(message, message_capacity, "cannot allocate PNG reader");
+    return HSI_DECODE_ERROR;
+  }
+  png_infop png_info = png_create_info_struct(png);
+  png_bytep *volatile rows = NULL;
+  if (png_info == NULL) {
+    png_destroy_read_struct(&png, NULL, NULL);
+    set_message(message, message_capacity, "cannot allocate PNG info");
+    return HSI_DECODE_ERROR;
+  }
+  if (setjmp(png_jmpbuf(png))) {
+    png_free(png, rows);
+    png_destroy_read_struct(&png, &png_info, NULL);
+    return HSI_DECODE_ERROR;
+  }
+  png_set_read_fn(png, &source, png_memory_read);
+  png_read_info(png, png_info);
+  png_uint_32 width = png_get_image_width(png, png_info);
+  png_uint_32 height = png_get_image_height(png, png_info);
+  int bit_depth = png_get_bit_depth(png, png_info);
+  int color_type = png_get_color_type(png, png_info);
+  int channels = png_get_channels(png, png_info);
+  if (info) {
+    info->container = HSI_PNG;
+    info->width = (int32_t)width;
+    info->height = (int32_t)height;
+    info->channels = color_type == PNG_COLOR_TYPE_PALETTE ? 3 : channels;
+    info->bit_depth = bit_depth < 8 ? 8 : bit_depth;
+  }
+  if (pixels == NULL) {
+    png_destroy_read_struct(&png, &png_info, NULL);
+    return HSI_OK;
+  }
+  size_t pixel_bytes;
+  if (format == HSI_GRAY16) {
+    if (color_type != PNG_COLOR_TYPE_GRAY || bit_depth != 16) {
+      png_destroy_read_struct(&png, &png_info, NULL);
+      set_message(message, message_capacity, "expected a single-channel 16-bit PNG");
+      return HSI_UNSUPPORTED_FORMAT;
+    }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    png_set_swap(png);
+#endif
+    pixel_bytes = 2;
+  } else if (format == HSI_BGRA8) {
+    png_set_expand(png);
+    png_set_strip_16(png);
+    if (color_type == PNG_COLOR_TYPE_GRAY || color_type == PNG_COLOR_TYPE_GRAY_ALPHA) {
+      png_set_gray_to_rgb(png);
+    }
+    png_set_bgr(png);
+    png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
+    pixel_bytes = 4;
+  } else {
+    png_destroy_read_struct(&png, &png_info, NULL);
+    set_message(message, message_capacity, "unsupported decode format");
+    return HSI_INVALID_ARGUMENT;
+  }
+  png_set_interlace_handling(png);
+  png_read_update_info(png, png_info);
+  size_t row_bytes = (size_t)width * pixel_bytes;
+  if (png_get_rowbytes(png, png_info) != row_bytes) {
+    png_destroy_read_struct(&png, &png_info, NULL);
+    set_message(message, message_capacity, "unexpected PNG row layout");
+    return HSI_UNSUPPORTED_FORMAT;
+  }
+  if (capacity < row_bytes * height) {
+    png_destroy_read_struct(&png, &png_info, NULL);
+    set_message(message, message_capacity, "pixel buffer too small");
+    return HSI_BUFFER_TOO_SMALL;
+  }
+  rows = (png_bytep *)png_malloc(png, sizeof(png_bytep) * height);
+  for (png_uint_32 y = 0; y < height; ++y) rows[y] = pixels + y * row_bytes;
+  png_read_image(png, rows);
+  png_read_end(png, NULL);
+  png_free(png, rows);
+  rows = NULL;
+  png_destroy_read_struct(&png, &png_info, NULL);
+  return HSI_OK;
+}
+
+// ---------------------------------------------------------------- JPEG
+
+typedef struct jpeg_failure {
+  struct jpeg_error_mgr manager;
+  jmp_buf jump;
+  char *message;
+  size_t message_capacity;
+} jpeg_failure;
+
+static void jpeg_on_error(j_common_ptr cinfo) {
+  jpeg_failure *failure = (jpeg_failure *)cinfo->err;
+  char text[JMSG_LENGTH_MAX];
+  (*cinfo->err->format_message)(cinfo, text);
+  set_message(failure->message, failure->message_capacity, text);
+  longjmp(failure->jump, 1);
+}
+
+static void jpeg_on_output(j_common_ptr cinfo) { (void)cinfo; }
+
+static hsi_status jpeg_run(const uint8_t *data, size_t size, hsi_info *info, int format,
+                           uint8_t *pixels, size_t capacity, char *message,
+                           size_t message_capacity) {
+  struct jpeg_decompress_struct cinfo;
+  jpeg_failure failure;
+  cinfo.err = jpeg_std_error(&failure.manager);
+  failure.manager.error_exit = jpeg_on_error;
+  failure.manager.output_message = jpeg_on_output;
+  failure.message = message;
+  failure.message_capacity = message_capacity;
+  if (setjmp(failure.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    return HSI_DECODE_ERROR;
+  }
+  jpeg_create_decompress(&cinfo);
+  jpeg_mem_src(&cinfo, data, (unsigned long)size);
+  jpeg_read_header(&cinfo, TRUE);
+  if (info) {
+    info->container = HSI_JPEG;
+    info->width = (int32_t)cinfo.image_width;
+    info->height = (int32_t)cinfo.image_height;
+    info->channels = cinfo.num_components;
+    info->bit_depth = 8;
+  }
+  if (pixels == NULL) {
+    jpeg_destroy_decompress(&cinfo);
+    return HSI_OK;
+  }
+  if (format != HSI_BGRA8) {
+    jpeg_destroy_decompress(&cinfo);
+    set_message(message, message_capacity, "JPEG decodes to 8-bit colour only");
+    return HSI_UNSUPPORTED_FORMAT;
+  }
+  cinfo.out_color_space = JCS_EXT_BGRA;
+  jpeg_start_decompress(&cinfo);
+  size_t row_bytes = (size_t)cinfo.output_width * 4;
+  if (cinfo.output_components != 4 || capacity < row_bytes * cinfo.output_height) {
+    jpeg_destroy_decompress(&cinfo);
+    set_message(message, message_capacity, "pixel buffer too small");
+    return HSI_BUFFER_TOO_SMALL;
+  }
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW row = pixels + (size_t)cinfo.output_scanline * row_bytes;
+    jpeg_read_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  return HSI_OK;
+}
+
+// ---------------------------------------------------------------- API
+
+hsi_status hsi_probe(const uint8_t *data, size_t size, hsi_info *info, char *message,
+                     size_t message_capacity) {
+  if (data == NULL || info == NULL) {
+    set_message(message, message_capacity, "data or info is null");
+    return HSI_INVALID_ARGUMENT;
+  }
+  if (is_png(data, size)) return png_run(data, size, info, 0, NULL, 0, message, message_capacity);
+  if (is_jpeg(data, size)) return jpeg_run(data, size, info, 0, NULL, 0, message, message_capacity);
+  set_message(message, message_capacity, "not a PNG or JPEG image");
+  return HSI_UNSUPPORTED_FORMAT;
+}
+
+hsi_status hsi_decode(const uint8_t *data, size_t size, hsi_pixel_format format, uint8_t *pixels,
+                      size_t capacity, char *message, size_t message_capacity) {
+  if (data == NULL || pixels == NULL) {
+    set_message(message, message_capacity, "data or pixels is null");
+    return HSI_INVALID_ARGUMENT;
+  }
+  if (is_png(data, size)) {
+    return png_run(data, size, NULL, format, pixels, capacity, message, message_capacity);
+  }
+  if (is_jpeg(data, size)) {
+    return jpeg_run(data, size, NULL, format, pixels, capacity, message, message_capacity);
+  }
+  set_message(message, message_capacity, "not a PNG or JPEG image");
+  return HSI_UNSUPPORTED_FORMAT;
+}
+
+hsi_status hsi_write_png(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
+                         hsi_pixel_format format, char *message, size_t message_capacity) {
+  if (path == NULL || pixels == NULL || width <= 0 || height <= 0) {
+    set_message(message, message_capacity, "invalid PNG write arguments");
+    return HSI_INVALID_ARGUMENT;
+  }
+  png_image image;
+  memset(&image, 0, sizeof image);
+  image.version = PNG_IMAGE_VERSION;
+  image.width = (png_uint_32)width;
+  image.height = (png_uint_32)height;
+  switch (format) {
+    case HSI_BGR8: image.format = PNG_FORMAT_BGR; break;
+    case HSI_BGRA8: image.format = PNG_FORMAT_BGRA; break;
+    case HSI_GRAY8: image.format = PNG_FORMAT_GRAY; break;
+    case HSI_GRAY16: image.format = PNG_FORMAT_LINEAR_Y; break;
+    default:
+      set_message(message, message_capacity, "unsupported PNG format");
+      return HSI_INVALID_ARGUMENT;
+  }
+  if (!png_image_write_to_file(&image, path, 0, pixels, 0, NULL)) {
+    set_message(message, message_capacity, image.message);
+    png_image_free(&image);
+    return HSI_ENCODE_ERROR;
+  }
+  return HSI_OK;
+}
