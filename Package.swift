@@ -59,11 +59,14 @@ let package = Package(
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("m")]),
 
     // Tests.
-    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO"], resources: [.copy("Resources")]),
-    .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "ScanIO"]),
-    .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud"]),
-    .testTarget(name: "ScanSimulatorTests", dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI"]),
-    .testTarget(name: "HeadscanCLITests", dependencies: ["ScanIO"]),
+    .target(name: "_TestSupport", exclude: ["README.md"]),
+    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "_TestSupport"]),
+    .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "ScanIO", "_ArucoShim", "_TestSupport"]),
+    .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(
+      name: "ScanSimulatorTests",
+      dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "HeadscanCLITests", dependencies: ["ScanIO", "_TestSupport"]),
   ],
   cxxLanguageStandard: .cxx17
 )
