@@ -1,0 +1,60 @@
+import CVAI
+import Foundation
+import PointCloud
+import Testing
+@testable import ScanSimulator
+
+struct HeadShapeTests {
+  @Test(arguments: [(80.0, 0.0), (78.0, 4.5), (82.0, 8.0), (84.0, 12.0), (92.0, 2.0)])
+  func solvedHeadHitsItsTargets(ci: Double, cvai: Double) {
+    let head = HeadShape(solving: .init(length: 0.150, cranialIndex: ci, cvai: cvai, flattenedSide: .left))
+    let truth = head.truth()
+    #expect(abs(truth.cvai - cvai) < 0.01)
+    #expect(abs(truth.ci - ci) < 0.01)
+    #expect(truth.severity == choaSeverity(cvai: cvai))
+    // Every layer of the band is a scaled copy: perimeter ∝ g(h), the vertical profile.
+    // The contract's parabola fit over the longest layer ± 10 mm, done here by hand on g, must agree.
+    let heights = (12...32).map(Double.init)
+    let g = heights.map { head.profile($0 / 1000) }
+    #expect(abs(truth.measurementLevel - Self.parabolaVertex(heights, g)) < 1e-6)
+    #expect(truth.circumference > 380 && truth.circumference < 480)
+    if cvai > 0 { #expect(truth.flattenedSide == .leftPosterior) }
+  }
+
+  /// Vertex of the least-squares parabola through (x, y), from the closed-form sums.
+  static func parabolaVertex(_ x: [Double], _ y: [Double]) -> Double {
+    let n = Double(x.count)
+    let mx = x.reduce(0, +) / n
+    let t = x.map { $0 - mx }
+    let s2 = t.map { $0 * $0 }.reduce(0, +) / n, s3 = t.map { $0 * $0 * $0 }.reduce(0, +) / n
+    let s4 = t.map { $0 * $0 * $0 * $0 }.reduce(0, +) / n
+    let my = y.reduce(0, +) / n
+    let sy = zip(t, y).map { $0 * ($1 - my) }.reduce(0, +) / n
+    let s2y = zip(t, y).map { ($0 * $0 - s2) * ($1 - my) }.reduce(0, +) / n
+    // y − ȳ = b t + a (t² − s2): solve the 2×2 normal equations.
+    let det = s2 * (s4 - s2 * s2) - s3 * s3
+    let b = (sy * (s4 - s2 * s2) - s3 * s2y) / det
+    let a = (s2 * s2y - s3 * sy) / det
+    return mx - b / (2 * a)
+  }
+
+  @Test func landmarksDefineTheModelFrameUpToAnInPlaneTurn() throws {
+    let head = HeadShape(solving: .init(cvai: 10, flattenedSide: .right))
+    let l = head.landmarks
+    #expect(abs(l.nasion.z) < 1e-12 && abs(l.leftEar.z) < 1e-12 && abs(l.rightEar.z) < 1e-12)
+    #expect(l.noseTip.z < -0.005 && l.noseTip.x > l.nasion.x)
+    #expect(abs(l.leftEar.x) < 1e-9 && abs(l.rightEar.x) < 1e-9)
+    let frame = head.clinicalFrame
+    let zAxis = frame.worldFromHead.rotation * SIMD3(0, 0, 1)
+    #expect((zAxis - SIMD3(0, 0, 1)).length < 1e-9)
+  }
+
+  @Test func surfacePointsLieOnTheImplicitSurface() {
+    let head = HeadShape(solving: .init(cvai: 6))
+    for z in stride(from: -0.1, through: 0.1, by: 0.01) {
+      for phi in stride(from: -3.0, through: 3.0, by: 0.5) {
+        #expect(abs(head.implicit(head.surfacePoint(z: z, phi: phi))) < 1e-12)
+      }
+    }
+  }
+}
