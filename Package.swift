@@ -60,7 +60,7 @@ let package = Package(
 
     // Tests.
     .target(name: "_TestSupport", exclude: ["README.md"]),
-    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "_TestSupport"]),
+    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "_TestSupport"]),
     .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "ScanIO", "_ArucoShim", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(

@@ -77,9 +77,19 @@ public enum AtomicFile {
     return folder + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(String(random, radix: 16))"
   }
 
+  /// Throws unless the folder that will hold `path` exists.
+  public static func checkFolder(of path: String) throws(ScanIOError) {
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+      throw .cannotWrite(path: path, reason: "folder \(folder) does not exist")
+    }
+  }
+
   /// Writes `data` to `path` atomically.
   /// - Throws: ``ScanIOError/cannotWrite(path:reason:)``.
   public static func write(_ data: Data, to path: String) throws(ScanIOError) {
+    try checkFolder(of: path)
     let temporary = temporaryPath(beside: path)
     do {
       try data.write(to: URL(fileURLWithPath: temporary))

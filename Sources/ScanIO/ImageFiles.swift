@@ -39,6 +39,15 @@ public enum ImageFiles {
     try write(bytes: bgr, width: width, height: height, format: HSI_BGR8, to: path)
   }
 
+  /// Writes BGRA pixels as a baseline JPEG (alpha dropped), quality 1…100.
+  public static func writeColorJPEG(_ bgra: [UInt8], width: Int, height: Int, quality: Int, to path: String) throws(ScanIOError) {
+    var message = [CChar](repeating: 0, count: 256)
+    let status = bgra.withUnsafeBufferPointer {
+      hsi_write_jpeg(path, $0.baseAddress, Int32(width), Int32(height), HSI_BGRA8, Int32(quality), &message, message.count)
+    }
+    guard status == HSI_OK else { throw .cannotWrite(path: path, reason: text(message)) }
+  }
+
   /// Writes single-channel 16-bit values as a PNG.
   public static func writeGray16PNG(_ values: [UInt16], width: Int, height: Int, to path: String) throws(ScanIOError) {
     let bytes = values.withUnsafeBytes { Array($0) }

@@ -25,6 +25,7 @@ public final class RGBDScanWriter {
   /// - Throws: ``ScanIOError/cannotWrite(path:reason:)``, or a header error when `header` is unusable.
   public init(path: String, header: ScanHeader) throws(ScanIOError) {
     try header.validate(path: path)
+    try AtomicFile.checkFolder(of: path)
     self.path = path
     self.header = header
     self.temporaryPath = AtomicFile.temporaryPath(beside: path)

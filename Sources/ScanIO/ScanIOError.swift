@@ -31,6 +31,8 @@ public enum ScanIOError: Error, Sendable, Equatable, CustomStringConvertible {
   case invalidIndexLine(path: String, line: Int, detail: String)
   /// Writing failed.
   case cannotWrite(path: String, reason: String)
+  /// A landmarks file whose entries are missing, repeated, unknown or incomplete.
+  case invalidLandmarks(path: String, detail: String)
 
   public var description: String {
     switch self {
@@ -51,6 +53,7 @@ public enum ScanIOError: Error, Sendable, Equatable, CustomStringConvertible {
     case .missingFile(let path): return "\(path): required file is missing"
     case .invalidIndexLine(let path, let line, let detail): return "\(path):\(line): \(detail)"
     case .cannotWrite(let path, let reason): return "\(path): cannot write: \(reason)"
+    case .invalidLandmarks(let path, let detail): return "\(path): \(detail)"
     }
   }
 }

@@ -5,23 +5,35 @@ import Foundation
 /// Files go into a hidden temporary folder beside the destination, which
 /// ``finish()`` renames into place (replacing an older folder of that name).
 /// Depth is stored as 16-bit PNG in units of `1 / depthScale` metres (0 = no depth);
-/// colour as RGB PNG.
+/// colour as RGB PNG, or JPEG where small files matter more than exact pixels.
 public final class TUMFolderWriter {
+  /// How colour images are stored.
+  public enum ColorFormat: Sendable, Hashable {
+    /// Lossless RGB PNG.
+    case png
+    /// Baseline JPEG at the given quality (1…100).
+    case jpeg(quality: Int)
+  }
+
   /// Where the finished folder goes.
   public let path: String
   /// The camera description written to `camera.json`.
   public let header: ScanHeader
   /// Depth PNG units per metre.
   public let depthScale: Double
+  /// How colour images are stored.
+  public let colorFormat: ColorFormat
   public private(set) var frameCount = 0
   private let temporaryPath: String
   private var colourIndex = "# colour images\n# timestamp filename\n"
   private var depthIndex = "# depth images, 16-bit PNG\n# timestamp filename\n"
   private var finished = false
 
-  public init(path: String, header: ScanHeader, depthScale: Double = 5000) throws(ScanIOError) {
+  public init(path: String, header: ScanHeader, depthScale: Double = 5000, colorFormat: ColorFormat = .png) throws(ScanIOError) {
     try header.validate(path: path)
+    try AtomicFile.checkFolder(of: path)
     precondition(depthScale > 0, "depthScale must be positive")
+    self.colorFormat = colorFormat
     self.path = path.hasSuffix("/") ? String(path.dropLast()) : path
     self.header = header
     self.depthScale = depthScale
@@ -43,14 +55,22 @@ public final class TUMFolderWriter {
   public func append(timestamp: Double, depthMetres: [Float], colorBGRA: [UInt8]) throws(ScanIOError) {
     precondition(!finished, "append after finish()")
     let name = String(format: "%.6f.png", timestamp)
-    try ImageFiles.writeColorPNG(colorBGRA, width: header.colorWidth, height: header.colorHeight, to: temporaryPath + "/rgb/" + name)
+    let colourName: String
+    switch colorFormat {
+    case .png:
+      colourName = name
+      try ImageFiles.writeColorPNG(colorBGRA, width: header.colorWidth, height: header.colorHeight, to: temporaryPath + "/rgb/" + name)
+    case .jpeg(let quality):
+      colourName = String(format: "%.6f.jpg", timestamp)
+      try ImageFiles.writeColorJPEG(colorBGRA, width: header.colorWidth, height: header.colorHeight, quality: quality, to: temporaryPath + "/rgb/" + colourName)
+    }
     let units = depthMetres.map { z -> UInt16 in
       guard z > 0, z.isFinite else { return 0 }
       return UInt16(min(65535, (Double(z) * depthScale).rounded()))
     }
     try ImageFiles.writeGray16PNG(units, width: header.depthWidth, height: header.depthHeight, to: temporaryPath + "/depth/" + name)
     let stamp = String(format: "%.6f", timestamp)
-    colourIndex += "\(stamp) rgb/\(name)\n"
+    colourIndex += "\(stamp) rgb/\(colourName)\n"
     depthIndex += "\(stamp) depth/\(name)\n"
     frameCount += 1
   }

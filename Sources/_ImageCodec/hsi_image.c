@@ -268,3 +268,51 @@ hsi_status hsi_write_png(const char *path, const uint8_t *pixels, int32_t width,
   }
   return HSI_OK;
 }
+
+hsi_status hsi_write_jpeg(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
+                          hsi_pixel_format format, int32_t quality, char *message,
+                          size_t message_capacity) {
+  if (path == NULL || pixels == NULL || width <= 0 || height <= 0 || quality < 1 || quality > 100 ||
+      (format != HSI_BGR8 && format != HSI_BGRA8)) {
+    set_message(message, message_capacity, "invalid JPEG write arguments");
+    return HSI_INVALID_ARGUMENT;
+  }
+  FILE *volatile file = fopen(path, "wb");
+  if (file == NULL) {
+    set_message(message, message_capacity, "cannot create the file");
+    return HSI_ENCODE_ERROR;
+  }
+  struct jpeg_compress_struct cinfo;
+  jpeg_failure failure;
+  cinfo.err = jpeg_std_error(&failure.manager);
+  failure.manager.error_exit = jpeg_on_error;
+  failure.manager.output_message = jpeg_on_output;
+  failure.message = message;
+  failure.message_capacity = message_capacity;
+  if (setjmp(failure.jump)) {
+    jpeg_destroy_compress(&cinfo);
+    fclose(file);
+    return HSI_ENCODE_ERROR;
+  }
+  jpeg_create_compress(&cinfo);
+  jpeg_stdio_dest(&cinfo, file);
+  cinfo.image_width = (JDIMENSION)width;
+  cinfo.image_height = (JDIMENSION)height;
+  cinfo.input_components = format == HSI_BGRA8 ? 4 : 3;
+  cinfo.in_color_space = format == HSI_BGRA8 ? JCS_EXT_BGRA : JCS_EXT_BGR;
+  jpeg_set_defaults(&cinfo);
+  jpeg_set_quality(&cinfo, quality, TRUE);
+  jpeg_start_compress(&cinfo, TRUE);
+  size_t row_bytes = (size_t)width * (size_t)cinfo.input_components;
+  while (cinfo.next_scanline < cinfo.image_height) {
+    JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * row_bytes);
+    jpeg_write_scanlines(&cinfo, &row, 1);
+  }
+  jpeg_finish_compress(&cinfo);
+  jpeg_destroy_compress(&cinfo);
+  if (fclose(file) != 0) {
+    set_message(message, message_capacity, "cannot finish writing the file");
+    return HSI_ENCODE_ERROR;
+  }
+  return HSI_OK;
+}

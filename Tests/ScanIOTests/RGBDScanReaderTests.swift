@@ -1,6 +1,7 @@
 import Foundation
 import ScanIO
 import Testing
+import ScanSimulator
 import _TestSupport
 
 struct RGBDScanReaderTests {
@@ -65,7 +66,7 @@ struct RGBDScanReaderTests {
   func writerRoundTripsEveryEncoding(encoding: ScanHeader.DepthEncoding) throws {
     var header = StreamFixtures.header
     header.depthEncoding = encoding
-    var random = SplitMix64(seed: 7)
+    var random = SeededGenerator(seed: 7)
     let depths: [[Float]] = (0..<4).map { _ in
       (0..<(32 * 24)).map { i in i % 17 == 0 ? .nan : Float.random(in: 0.2...0.6, using: &random) }
     }

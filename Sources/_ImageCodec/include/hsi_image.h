@@ -58,6 +58,11 @@ hsi_status hsi_decode(const uint8_t *data, size_t size, hsi_pixel_format format,
 hsi_status hsi_write_png(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
                          hsi_pixel_format format, char *message, size_t message_capacity);
 
+/* Writes a baseline JPEG from tightly packed HSI_BGR8 or HSI_BGRA8 pixels; quality 1…100. */
+hsi_status hsi_write_jpeg(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
+                          hsi_pixel_format format, int32_t quality, char *message,
+                          size_t message_capacity);
+
 #ifdef __cplusplus
 }
 #endif

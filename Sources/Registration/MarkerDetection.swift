@@ -1,0 +1,74 @@
+import ArucoBridge
+import Dispatch
+import Foundation
+import ScanIO
+
+/// The markers found in one frame, with a little about its depth.
+public struct FrameDetections: Sendable, Hashable {
+  /// Index of the frame in its scan.
+  public var frameIndex: Int
+  /// Capture time, seconds.
+  public var timestamp: Double
+  /// Markers found, sorted by id; corners in colour-image pixels.
+  public var markers: [DetectedMarker]
+  /// Fraction of depth pixels that carry a depth, 0…1.
+  public var validDepthFraction: Double
+}
+
+/// Detects markers in frames of a scan, several frames at a time.
+///
+/// Frames are read and detected in parallel batches bounded by the cores; the
+/// result is in frame order and does not depend on thread timing.
+/// - Parameters:
+///   - scan: an open scan.
+///   - detector: the detector (shared between threads; it is immutable).
+///   - frames: which frame indices to look at; default all.
+///   - progress: called from the calling thread with (done, total) after each batch.
+/// - Throws: the first ``ScanIOError`` or `ArucoError` in frame order.
+public func detectMarkers(
+  in scan: any ScanReader, detector: MarkerDetector, frames: [Int]? = nil,
+  progress: ((Int, Int) -> Void)? = nil
+) throws -> [FrameDetections] {
+  let indices = frames ?? Array(0..<scan.frameCount)
+  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+  var results: [FrameDetections] = []
+  results.reserveCapacity(indices.count)
+  var start = 0
+  while start < indices.count {
+    let slice = Array(indices[start..<min(indices.count, start + batch)])
+    let slots = ResultSlots<FrameDetections>(count: slice.count)
+    DispatchQueue.concurrentPerform(iterations: slice.count) { k in
+      slots.set(k, Result {
+        let frame = try scan.frame(at: slice[k])
+        let markers = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
+        return FrameDetections(
+          frameIndex: frame.index, timestamp: frame.timestamp, markers: markers,
+          validDepthFraction: Double(frame.depth.validCount) / Double(frame.depth.metres.count))
+      })
+    }
+    for k in 0..<slice.count { results.append(try slots.get(k).get()) }
+    start += slice.count
+    progress?(start, indices.count)
+  }
+  return results
+}
+
+/// Fixed slots written once each from concurrent workers.
+final class ResultSlots<Value>: @unchecked Sendable {
+  private var slots: [Result<Value, any Error>?]
+  private let lock = NSLock()
+
+  init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+  func set(_ index: Int, _ value: Result<Value, any Error>) {
+    lock.lock()
+    slots[index] = value
+    lock.unlock()
+  }
+
+  func get(_ index: Int) -> Result<Value, any Error> {
+    lock.lock()
+    defer { lock.unlock() }
+    return slots[index]!
+  }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import PointCloud
+
+/// A hand-held camera orbiting the head, as a therapist walks around the infant.
+public struct CameraPath: Sendable, Hashable, Codable {
+  /// Mean distance from the vault centre, metres.
+  public var distance: Double = 0.30
+  /// Slow in-and-out swing of the distance, metres (amplitude).
+  public var distanceSwing: Double = 0.03
+  /// Mean elevation above the widest layer's plane, degrees.
+  public var elevation: Double = 28
+  /// Slow up-and-down swing of the elevation, degrees (amplitude).
+  public var elevationSwing: Double = 14
+  /// Azimuth at the first frame, degrees (0 = in front of the face, 90 = the infant's left).
+  public var startAzimuth: Double = -20
+  /// Fraction of a full turn covered (1 = all round the head, 0.5 = half).
+  public var coverage: Double = 1.1
+  /// Hand tremor: position amplitude, metres.
+  public var tremor: Double = 0.003
+  /// Roll of the phone about its viewing axis, degrees (amplitude).
+  public var roll: Double = 6
+
+  public init() {}
+
+  /// `headFromCamera` (OpenCV camera axes) at time fraction `t` ∈ [0, 1] of the scan.
+  ///
+  /// - Parameters:
+  ///   - centre: what the camera looks at, head frame, metres.
+  ///   - phases: seeded phases that make each scan's tremor its own.
+  public func headFromCamera(at t: Double, duration: Double, centre: SIMD3<Double>, phases: [Double]) -> RigidTransform {
+    let degree = Double.pi / 180
+    let azimuth = (startAzimuth + coverage * 360 * t) * degree
+    let el = (elevation + elevationSwing * sin(2 * .pi * 1.5 * t + phases[0])) * degree
+    let r = distance + distanceSwing * sin(2 * .pi * 2.3 * t + phases[1])
+    let seconds = t * duration
+    func wobble(_ k: Int) -> Double {
+      sin(2 * .pi * 0.7 * seconds + phases[2 + k]) * 0.6 + sin(2 * .pi * 1.9 * seconds + phases[5 + k]) * 0.4
+    }
+    let eye = centre + r * SIMD3(cos(el) * cos(azimuth), cos(el) * sin(azimuth), sin(el))
+      + tremor * SIMD3(wobble(0), wobble(1), wobble(2))
+    let target = centre + SIMD3(0, 0, 0.005) + 2 * tremor * SIMD3(wobble(1), wobble(2), wobble(0))
+    let view = (target - eye).normalized
+    let up = Rotation3(axis: view, angle: roll * degree * sin(2 * .pi * 0.4 * seconds + phases[8])) * SIMD3(0, 0, 1)
+    return RigidTransform.lookAt(eye: eye, target: target, up: up)
+  }
+}

@@ -1,0 +1,111 @@
+import ArucoBridge
+import Foundation
+import PointCloud
+
+/// One ArUco sticker on the cap, in the head model's frame (metres).
+///
+/// The printed square wraps the curved surface: a surface point belongs to the
+/// sticker where its orthographic projection onto the tangent plane at
+/// ``surfaceCentre`` falls inside the square. Its corners are therefore on the
+/// surface and very slightly off one plane, as a real sticker's are.
+public struct CapMarker: Sendable, Hashable, Codable {
+  /// Marker id in the cap's dictionary.
+  public var id: Int
+  /// The pose of contract §5 from the four corners: origin at their mean, x along
+  /// 0 → 1 (mean of the two x edges), y along 3 → 0, z out of the face.
+  public var headFromMarker: RigidTransform
+  /// Printed corners on the surface, OpenCV order, metres.
+  public var corners: [SIMD3<Double>]
+  /// Where the sticker's centre touches the surface.
+  public var surfaceCentre: SIMD3<Double>
+  /// Tangent axes and outward normal at the centre (right-handed).
+  public var axisX: SIMD3<Double>
+  public var axisY: SIMD3<Double>
+  public var normal: SIMD3<Double>
+}
+
+/// The stickers on a simulated cap.
+public struct CapLayout: Sendable, Hashable {
+  /// ArUco dictionary name.
+  public var dictionary: String
+  /// Printed side, black border included, metres.
+  public var sideLength: Double
+  /// White paper around the printed marker, as a fraction of the side on each edge.
+  public var margin: Double
+  public var markers: [CapMarker]
+
+  /// Places `count` markers (ids 0..<count) evenly over the cranium above the brows and ears.
+  ///
+  /// Directions from the vault centre follow a Fibonacci spiral over elevations
+  /// −5°…78° (area-uniform), turned by a seeded azimuth; each sticker gets a
+  /// seeded in-plane rotation.
+  public init(head: HeadShape, count: Int, sideLength: Double = 0.016, dictionary: String = "DICT_4X4_50", seed: UInt64) {
+    self.dictionary = dictionary
+    self.sideLength = sideLength
+    self.margin = 0.125
+    var random = SeededGenerator(seed: seed ^ 0xCA9_1A70)
+    let golden = Double.pi * (3 - 5.0.squareRoot())
+    let low = sin(-5 * Double.pi / 180), high = sin(78 * Double.pi / 180)
+    let turn = random.uniform() * 2 * .pi
+    markers = (0..<count).map { k in
+      let s = low + (Double(k) + 0.5) / Double(count) * (high - low)
+      let elevation = asin(s), azimuth = Double(k) * golden + turn
+      let direction = SIMD3(cos(elevation) * cos(azimuth), cos(elevation) * sin(azimuth), sin(elevation))
+      let centre = head.crossing(from: head.vaultCentre, direction: direction, in: 0...0.3)!
+      let normal = head.normal(at: centre)
+      let reference: SIMD3<Double> = abs(normal.z) > 0.9 ? [1, 0, 0] : [0, 0, 1]
+      var x = (reference - reference.dot(normal) * normal).normalized
+      x = Rotation3(axis: normal, angle: random.uniform() * 2 * .pi) * x
+      let y = normal.cross(x)
+      let h = sideLength / 2
+      let corners = [SIMD2(-h, h), SIMD2(h, h), SIMD2(h, -h), SIMD2(-h, -h)].map { c -> SIMD3<Double> in
+        let q = centre + c.x * x + c.y * y
+        return head.crossing(from: q, direction: normal, in: -0.01...0.01)!
+      }
+      return CapMarker(
+        id: k, headFromMarker: Self.pose(corners: corners), corners: corners, surfaceCentre: centre,
+        axisX: x, axisY: y, normal: normal)
+    }
+  }
+
+  /// Contract §5 pose from four corners (OpenCV order).
+  public static func pose(corners c: [SIMD3<Double>]) -> RigidTransform {
+    let origin = (c[0] + c[1] + c[2] + c[3]) / 4
+    let x = ((c[1] - c[0]) + (c[2] - c[3])).normalized
+    let yRaw = (c[0] - c[3]) + (c[1] - c[2])
+    let z = x.cross(yRaw).normalized
+    return RigidTransform(rotation: Rotation3(columns: x, z.cross(x), z), translation: origin)
+  }
+
+  /// The sticker's tangent-plane coordinates (metres) of a head-frame point.
+  @inline(__always)
+  func stickerCoordinates(_ p: SIMD3<Double>, marker m: CapMarker) -> SIMD2<Double> {
+    let d = p - m.surfaceCentre
+    return SIMD2(d.dot(m.axisX), d.dot(m.axisY))
+  }
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014) with a few distributions: the simulator's
+/// only source of randomness, so a seed fixes every scan bit for bit.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+  private var state: UInt64
+
+  public init(seed: UInt64) { state = seed }
+
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// Uniform in [0, 1).
+  public mutating func uniform() -> Double { Double(next() >> 11) * 0x1.0p-53 }
+
+  /// Standard normal (Box–Muller).
+  public mutating func gaussian() -> Double {
+    let u = max(uniform(), 1e-300), v = uniform()
+    return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+  }
+}

@@ -1,0 +1,241 @@
+import CVAI
+import Dispatch
+import Foundation
+import PointCloud
+import ScanIO
+
+/// Everything that defines a simulated scan. Same options and seed, same bytes.
+public struct SimulationOptions: Sendable, Hashable {
+  /// The head (size, CI, CVAI, flattened side).
+  public var head = HeadShape.Parameters()
+  /// Stickers on the cap (ids 0..<markerCount).
+  public var markerCount = 30
+  /// Printed marker side, black border included, metres.
+  public var markerSide = 0.016
+  /// ArUco dictionary of the stickers.
+  public var dictionary = "DICT_4X4_50"
+  /// Number of frames.
+  public var frames = 240
+  /// Frames per second.
+  public var fps = 30.0
+  /// Image width and height, pixels (depth and colour alike).
+  public var width = 640
+  public var height = 480
+  /// The operator's path around the head.
+  public var path = CameraPath()
+  /// Noise and dropouts of the depth camera.
+  public var sensor = SensorModel()
+  /// How depth is stored in a stream.
+  public var depthEncoding: ScanHeader.DepthEncoding = .float32
+  /// Stickers that fall off: marker id → first frame without it.
+  public var lostMarkers: [Int: Int] = [:]
+  /// Seed of every random choice (marker layout, tremor, noise).
+  public var seed: UInt64 = 1
+
+  /// TrueDepth-like colour camera at 640 × 480 (scaled to other sizes).
+  public static let baseIntrinsics = CameraIntrinsics(fx: 593, fy: 593, cx: 319.5, cy: 239.5, width: 640, height: 480)
+
+  public init() {}
+}
+
+/// How a simulated scan is stored.
+public enum SimulationFormat: String, Sendable, CaseIterable {
+  /// A `.rgbdscan` stream (contract §1).
+  case stream
+  /// A TUM-style folder (contract §2), colour as PNG.
+  case tum
+  /// A TUM-style folder with JPEG colour (quality 92): about a tenth of the size.
+  case tumJPEG = "tum-jpeg"
+}
+
+/// The ground truth of a simulated scan: measures, landmarks, marker and camera poses.
+///
+/// Poses and points are in the clinical head frame of contract §4 (metres),
+/// which the landmarks define; `worldFromHead` maps it to the world frame of
+/// contract §5 (the lowest marker id's own frame).
+public struct SimulationTruth: Sendable, Codable {
+  public struct Marker: Sendable, Codable {
+    public var id: Int
+    public var headFromMarker: RigidTransform
+    /// Printed corners, OpenCV order, head frame, metres.
+    public var corners: [SIMD3<Double>]
+  }
+  public struct Camera: Sendable, Codable {
+    public var frame: Int
+    public var timestamp: Double
+    public var headFromCamera: RigidTransform
+    /// Stickers whose four corners are in view and unoccluded.
+    public var visibleMarkers: [Int]
+  }
+
+  /// The contract §4 measures of the exact surface.
+  public var measures: HeadTruth
+  /// Shape parameters as asked for.
+  public var parameters: HeadShape.Parameters
+  /// Landmarks, head frame, metres.
+  public var landmarks: HeadLandmarks
+  /// Maps the head frame to the world frame (lowest marker id's frame).
+  public var worldFromHead: RigidTransform
+  public var markers: [Marker]
+  public var cameras: [Camera]
+  public var seed: UInt64
+}
+
+/// What a simulation wrote.
+public struct SimulationResult: Sendable {
+  /// The scan (stream file or TUM folder).
+  public var scanPath: String
+  /// `<scan>.landmarks.json` beside it (contract §3).
+  public var landmarksPath: String
+  /// `<scan>.truth.json` beside it.
+  public var truthPath: String
+  public var truth: SimulationTruth
+}
+
+/// Renders and writes a synthetic scan of an infant head wearing an ArUco cap.
+///
+/// Frames are rendered in parallel batches (bounded by the cores) and written
+/// in order; each frame's noise comes from its own seed, so output does not
+/// depend on thread timing.
+/// - Parameters:
+///   - options: the scene; see ``SimulationOptions``.
+///   - path: the scan to write (a `.rgbdscan` file or a folder); companions go beside it.
+///   - format: stream or TUM folder.
+///   - progress: called after each written frame with (done, total).
+/// - Throws: ``ScanIOError`` when writing fails; `ArucoError` for an unknown dictionary.
+public func simulateScan(
+  _ options: SimulationOptions, to path: String, format: SimulationFormat,
+  progress: ((Int, Int) -> Void)? = nil
+) throws -> SimulationResult {
+  precondition(options.frames > 0, "a scan needs at least one frame")
+  precondition(options.width * 3 == options.height * 4, "images must be 4:3 like the TrueDepth camera")
+  let head = HeadShape(solving: options.head)
+  let layout = CapLayout(head: head, count: options.markerCount, sideLength: options.markerSide, dictionary: options.dictionary, seed: options.seed)
+  let intrinsics = SimulationOptions.baseIntrinsics.scaled(toWidth: options.width, height: options.height)
+  let lost = Dictionary(uniqueKeysWithValues: options.lostMarkers.compactMap { id, frame in
+    layout.markers.firstIndex { $0.id == id }.map { ($0, frame) }
+  })
+  let renderer = try FrameRenderer(head: head, layout: layout, intrinsics: intrinsics, sensor: options.sensor, lostFrom: lost)
+
+  let header = ScanHeader(
+    depthWidth: options.width, depthHeight: options.height, depthEncoding: options.depthEncoding,
+    colorWidth: options.width, colorHeight: options.height, intrinsics: SimulationOptions.baseIntrinsics,
+    fps: options.fps, markers: .init(dictionary: options.dictionary, sideLength: options.markerSide),
+    capMarkerCount: options.markerCount, recordedAt: "2026-11-21T10:15:00Z", patientID: "simulated-\(options.seed)")
+  let append: (Double, [Float], [UInt8]) throws -> Void
+  let finish: () throws -> Void
+  switch format {
+  case .stream:
+    let writer = try RGBDScanWriter(path: path, header: header)
+    append = { try writer.append(timestamp: $0, depthMetres: $1, colorBGRA: $2) }
+    finish = { try writer.finish() }
+  case .tum, .tumJPEG:
+    let writer = try TUMFolderWriter(path: path, header: header, colorFormat: format == .tum ? .png : .jpeg(quality: 92))
+    append = { try writer.append(timestamp: $0, depthMetres: $1, colorBGRA: $2) }
+    finish = { try writer.finish() }
+  }
+
+  var phaseRandom = SeededGenerator(seed: options.seed ^ 0x7A7E)
+  let phases = (0..<9).map { _ in phaseRandom.uniform() * 2 * .pi }
+  let duration = Double(options.frames - 1) / options.fps
+  let lookAt = head.vaultCentre
+  let poses = (0..<options.frames).map { i in
+    options.path.headFromCamera(at: options.frames > 1 ? Double(i) / Double(options.frames - 1) : 0, duration: duration, centre: lookAt, phases: phases)
+  }
+
+  var best: [String: (frame: Int, u: Double, v: Double, score: Double)] = [:]
+  var cameras: [SimulationTruth.Camera] = []
+  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+  var start = 0
+  while start < options.frames {
+    let count = min(batch, options.frames - start)
+    let rendered = RenderedBatch(count: count)
+    let first = start
+    DispatchQueue.concurrentPerform(iterations: count) { k in
+      let i = first + k
+      let frameSeed = options.seed &+ UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15
+      rendered.store(renderer.render(headFromCamera: poses[i], frameIndex: i, seed: frameSeed), at: k)
+    }
+    for k in 0..<count {
+      let i = start + k
+      let frame = rendered.take(k)
+      let timestamp = Double(i) / options.fps
+      try append(timestamp, frame.depth, frame.bgra)
+      for seen in frame.landmarks where seen.score > (best[seen.name]?.score ?? -1) {
+        best[seen.name] = (i, seen.u, seen.v, seen.score)
+      }
+      cameras.append(.init(frame: i, timestamp: timestamp, headFromCamera: poses[i], visibleMarkers: frame.visibleMarkers))
+      progress?(i + 1, options.frames)
+    }
+    start += count
+  }
+  try finish()
+
+  // Truth in the clinical head frame.
+  let clinicalFromModel = head.clinicalFrame.headFromWorld
+  let markers = layout.markers.map { m in
+    SimulationTruth.Marker(id: m.id, headFromMarker: clinicalFromModel * m.headFromMarker, corners: m.corners.map(clinicalFromModel.apply))
+  }
+  let worldFromHead = markers.min { $0.id < $1.id }.map { $0.headFromMarker.inverse } ?? .identity
+  let landmarks = head.landmarks
+  let truth = SimulationTruth(
+    measures: head.truth(), parameters: options.head,
+    landmarks: HeadLandmarks(
+      nasion: clinicalFromModel.apply(landmarks.nasion), noseTip: clinicalFromModel.apply(landmarks.noseTip),
+      leftEar: clinicalFromModel.apply(landmarks.leftEar), rightEar: clinicalFromModel.apply(landmarks.rightEar)),
+    worldFromHead: worldFromHead, markers: markers,
+    cameras: cameras.map { c in
+      var moved = c
+      moved.headFromCamera = clinicalFromModel * c.headFromCamera
+      return moved
+    },
+    seed: options.seed)
+
+  // Landmarks: the frame that sees each most squarely; a world point where none sees it.
+  var positions: [String: LandmarkFile.Position] = [:]
+  for (name, point) in truth.landmarks.named {
+    if let seen = best[name] {
+      positions[name] = .pixel(frame: seen.frame, u: seen.u, v: seen.v)
+    } else {
+      positions[name] = .world(worldFromHead.apply(point))
+    }
+  }
+  let base = companionBase(of: path)
+  let landmarksPath = base + ".landmarks.json"
+  let truthPath = base + ".truth.json"
+  try AtomicFile.write(LandmarkFile(positions: positions).jsonData(), to: landmarksPath)
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+  try AtomicFile.write(try encoder.encode(truth), to: truthPath)
+  return SimulationResult(scanPath: path, landmarksPath: landmarksPath, truthPath: truthPath, truth: truth)
+}
+
+/// `scan.rgbdscan` → `scan`, `folder/` → `folder`: the stem that companion files extend.
+public func companionBase(of scanPath: String) -> String {
+  var path = scanPath
+  while path.hasSuffix("/") { path.removeLast() }
+  if path.hasSuffix(".rgbdscan") { path.removeLast(".rgbdscan".count) }
+  return path
+}
+
+/// Rendered frames of one batch, filled from several threads, each slot once.
+private final class RenderedBatch: @unchecked Sendable {
+  private var slots: [RenderedFrame?]
+  private let lock = NSLock()
+
+  init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+  func store(_ frame: RenderedFrame, at index: Int) {
+    lock.lock()
+    slots[index] = frame
+    lock.unlock()
+  }
+
+  func take(_ index: Int) -> RenderedFrame {
+    lock.lock()
+    defer { lock.unlock() }
+    let frame = slots[index]!
+    slots[index] = nil
+    return frame
+  }
+}

@@ -1,0 +1,143 @@
+import ArgumentParser
+import ArucoBridge
+import Foundation
+import ScanIO
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Prints `headscan: error: …` (one line) and exits 1, for any error a command throws.
+func reportingErrors(_ body: () throws -> Void) throws {
+  do {
+    try body()
+  } catch let exit as ExitCode {
+    throw exit
+  } catch let error as CommandError {
+    printError(error.description)
+    throw ExitCode(1)
+  } catch {
+    printError(String(describing: error))
+    throw ExitCode(1)
+  }
+}
+
+/// Writes one line to standard error.
+func printError(_ message: String) {
+  let line = "headscan: error: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
+  FileHandle.standardError.write(Data(line.utf8))
+}
+
+/// Writes a warning line to standard error (not with --quiet).
+func printWarning(_ message: String, options: GlobalOptions) {
+  guard !options.quiet else { return }
+  FileHandle.standardError.write(Data(("headscan: warning: " + message + "\n").utf8))
+}
+
+/// Problems found by the commands themselves (the libraries' errors print as they are).
+struct CommandError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Adds the file name to an error that does not carry it (e.g. an unknown dictionary in a header).
+func naming<T>(_ path: String, _ body: () throws -> T) throws -> T {
+  do {
+    return try body()
+  } catch let error as ArucoError {
+    throw CommandError("\(path): \(error)")
+  }
+}
+
+/// Refuses to write over an input.
+func checkOutput(_ output: String, isNot inputs: [String]) throws {
+  let target = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path
+  for input in inputs where URL(fileURLWithPath: input).standardizedFileURL.resolvingSymlinksInPath().path == target {
+    throw CommandError("\(output): refusing to overwrite the input file")
+  }
+}
+
+/// Encodes a value as pretty JSON with sorted keys and writes it atomically.
+func writeJSON<T: Encodable>(_ value: T, to path: String) throws {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+  try AtomicFile.write(try encoder.encode(value), to: path)
+}
+
+/// What kind of input a path holds, by its first bytes (not its name).
+enum InputKind {
+  case scan
+  case image
+
+  static func of(_ path: String) throws -> InputKind {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+      throw CommandError("\(path): no such file or folder")
+    }
+    if isFolder.boolValue { return .scan }
+    guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandError("\(path): cannot open for reading") }
+    defer { try? handle.close() }
+    let head = [UInt8](handle.readData(ofLength: 8))
+    if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) || head.starts(with: [0xFF, 0xD8, 0xFF]) { return .image }
+    return .scan
+  }
+}
+
+/// Progress on long work: a bar with rate and ETA on a terminal, a plain line every 10 % otherwise.
+final class ProgressReporter {
+  private let label: String
+  private let total: Int
+  private let enabled: Bool
+  private let terminal: Bool
+  private let started = Date()
+  private var lastDraw = Date.distantPast
+  private var lastDecile = -1
+
+  init(_ label: String, total: Int, options: GlobalOptions) {
+    self.label = label
+    self.total = max(total, 1)
+    self.enabled = !options.quiet
+    self.terminal = isatty(STDERR_FILENO) == 1
+  }
+
+  func update(_ done: Int) {
+    guard enabled else { return }
+    let elapsed = Date().timeIntervalSince(started)
+    let rate = elapsed > 0 ? Double(done) / elapsed : 0
+    if terminal {
+      guard done == total || Date().timeIntervalSince(lastDraw) > 0.1 else { return }
+      lastDraw = Date()
+      let width = 28
+      let filled = width * done / total
+      let eta = rate > 0 ? Double(total - done) / rate : 0
+      let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+      let line = String(format: "\r%@ %@ %d/%d  %.1f frames/s  ETA %@ ", label, bar, done, total, rate, Self.duration(eta))
+      FileHandle.standardError.write(Data(line.utf8))
+      if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
+    } else {
+      let decile = done * 10 / total
+      guard decile != lastDecile else { return }
+      lastDecile = decile
+      let line = String(format: "%@: %d/%d frames (%d%%), %.1f frames/s\n", label, done, total, decile * 10, rate)
+      FileHandle.standardError.write(Data(line.utf8))
+    }
+  }
+
+  static func duration(_ seconds: Double) -> String {
+    seconds >= 60 ? String(format: "%dm%02ds", Int(seconds) / 60, Int(seconds) % 60) : String(format: "%.0fs", seconds)
+  }
+}
+
+extension CornerRefinement: ExpressibleByArgument {
+  public init?(argument: String) {
+    switch argument {
+    case "none": self = .none
+    case "subpixel": self = .subpixel
+    case "contour": self = .contour
+    case "apriltag": self = .aprilTag
+    default: return nil
+    }
+  }
+
+  public static var allValueStrings: [String] { ["none", "subpixel", "contour", "apriltag"] }
+}

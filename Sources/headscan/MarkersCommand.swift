@@ -1,0 +1,81 @@
+import ArgumentParser
+import ArucoBridge
+import Foundation
+import Registration
+import ScanIO
+
+/// `headscan markers INPUT --json OUT [--dictionary NAME]` (contract §6).
+struct MarkersCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "markers",
+    abstract: "Detect the ArUco markers in every frame of a scan, or in one PNG/JPEG image.",
+    discussion: """
+      Writes {"frames": [{"frame": 0, "markers": [{"id": 40, "corners": [[x, y], …]}]}]},
+      corners in OpenCV order and pixel convention (the top-left pixel's centre is (0, 0)).
+      Uses OpenCV's default detector parameters unless --refine says otherwise.
+
+      Examples:
+        headscan markers fixtures/scans/orbit-small.rgbdscan --json markers.json
+        headscan markers photo.jpg --json photo-markers.json --dictionary DICT_6X6_250
+      """)
+
+  @Argument(help: "A .rgbdscan file, a TUM-style scan folder, or a PNG/JPEG image.")
+  var input: String
+
+  @Option(help: "Where to write the detections (JSON, written atomically).")
+  var json: String
+
+  @Option(help: "ArUco dictionary; default the scan header's, DICT_4X4_50 for images.")
+  var dictionary: String?
+
+  @Option(help: "Corner refinement: none (OpenCV's default), subpixel, contour, apriltag.")
+  var refine: CornerRefinement = .none
+
+  @OptionGroup var global: GlobalOptions
+
+  struct Report: Encodable {
+    struct Frame: Encodable {
+      var frame: Int
+      var timestamp: Double?
+      var markers: [DetectedMarker]
+    }
+    var input: String
+    var dictionary: String
+    var frames: [Frame]
+  }
+
+  func run() throws {
+    try reportingErrors {
+      try checkOutput(json, isNot: [input])
+      var parameters = DetectorParameters.opencvDefault
+      parameters.cornerRefinement = refine
+      let report: Report
+      switch try InputKind.of(input) {
+      case .image:
+        let name = dictionary ?? "DICT_4X4_50"
+        let detector = try MarkerDetector(dictionary: name, parameters: parameters)
+        let image = try ImageFiles.readColor(at: input)
+        let markers = try detector.detect(bgra: image.bytes, width: image.width, height: image.height)
+        report = Report(input: input, dictionary: name, frames: [.init(frame: 0, markers: markers)])
+      case .scan:
+        let scan = try openScan(at: input)
+        for warning in scan.warnings { printWarning(warning.description, options: global) }
+        guard scan.frameCount > 0 else { throw ScanIOError.noFrames(path: input) }
+        let name = dictionary ?? scan.header.markers.dictionary
+        let detector = try naming(input) { try MarkerDetector(dictionary: name, parameters: parameters) }
+        let progress = ProgressReporter("detecting", total: scan.frameCount, options: global)
+        let detections = try detectMarkers(in: scan, detector: detector) { done, _ in progress.update(done) }
+        report = Report(
+          input: input, dictionary: name,
+          frames: detections.map { .init(frame: $0.frameIndex, timestamp: $0.timestamp, markers: $0.markers) })
+      }
+      try writeJSON(report, to: json)
+      let ids = Set(report.frames.flatMap { $0.markers.map(\.id) })
+      let total = report.frames.reduce(0) { $0 + $1.markers.count }
+      print("\(report.frames.count) frame\(report.frames.count == 1 ? "" : "s"), \(total) detections of \(ids.count) distinct markers (\(report.dictionary)) → \(json)")
+      if ids.isEmpty {
+        printWarning("\(input): no \(report.dictionary) markers found (wrong dictionary?)", options: global)
+      }
+    }
+  }
+}
