@@ -42,7 +42,7 @@ public struct CapLayout: Sendable, Hashable {
   public init(head: HeadShape, count: Int, sideLength: Double = 0.016, dictionary: String = "DICT_4X4_50", seed: UInt64) {
     self.dictionary = dictionary
     self.sideLength = sideLength
-    self.margin = 0.125
+    self.margin = 0.2
     var random = SeededGenerator(seed: seed ^ 0xCA9_1A70)
     let golden = Double.pi * (3 - 5.0.squareRoot())
     let low = sin(-5 * Double.pi / 180), high = sin(78 * Double.pi / 180)

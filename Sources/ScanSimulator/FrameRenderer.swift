@@ -49,14 +49,21 @@ struct HeadMesh: Sendable {
     for k in 0..<columns {
       triangles += [Int32(top + k), Int32(top + (k + 1) % columns), apex]
     }
-    // Each triangle near a sticker remembers it (stickers never overlap).
-    let reach = layout.sideLength * (0.5 + layout.margin) * 2.0.squareRoot() + 0.003
+    // Each triangle near a sticker remembers the sticker it lies on: the one whose
+    // tangent-plane square (L∞ distance from its centre) is nearest, so a triangle
+    // between two stickers never takes the wrong one.
+    let reach = layout.sideLength * (0.5 + layout.margin) * 2.0.squareRoot() + 0.004
     var marker = [Int16](repeating: -1, count: triangles.count / 3)
     for t in 0..<marker.count {
       let centroid = (vertices[Int(triangles[3 * t])] + vertices[Int(triangles[3 * t + 1])] + vertices[Int(triangles[3 * t + 2])]) / 3
+      var nearest = Double.infinity
       for (i, m) in layout.markers.enumerated() where (centroid - m.surfaceCentre).length < reach {
-        marker[t] = Int16(i)
-        break
+        let st = layout.stickerCoordinates(centroid, marker: m)
+        let distance = max(abs(st.x), abs(st.y))
+        if distance < nearest {
+          nearest = distance
+          marker[t] = Int16(i)
+        }
       }
     }
     triangleMarker = marker

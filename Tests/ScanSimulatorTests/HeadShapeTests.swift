@@ -2,7 +2,7 @@ import CVAI
 import Foundation
 import PointCloud
 import Testing
-@testable import ScanSimulator
+import ScanSimulator
 
 struct HeadShapeTests {
   @Test(arguments: [(80.0, 0.0), (78.0, 4.5), (82.0, 8.0), (84.0, 12.0), (92.0, 2.0)])
