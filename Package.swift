@@ -66,7 +66,7 @@ let package = Package(
     .testTarget(
       name: "ScanSimulatorTests",
       dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_TestSupport"]),
-    .testTarget(name: "HeadscanCLITests", dependencies: ["ScanIO", "_TestSupport"]),
+    .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],
   cxxLanguageStandard: .cxx17
 )

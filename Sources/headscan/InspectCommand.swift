@@ -93,8 +93,9 @@ struct InspectCommand: ParsableCommand {
         capCoveragePercent: h.capMarkerCount.map { 100 * Double(perMarker.count) / Double($0) },
         warnings: reader.warnings.map(\.description))
       print(render(summary))
-      if let json { try writeJSON(summary, to: json) }
+      // A scan without frames is an error; its header was still worth printing.
       if reader.frameCount == 0 { throw ScanIOError.noFrames(path: scan) }
+      if let json { try writeJSON(summary, to: json) }
     }
   }
 

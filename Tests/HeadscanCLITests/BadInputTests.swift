@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import _TestSupport
+
+/// Every bad input: exit status 1, one line on stderr naming the file and the problem, no output left behind.
+struct BadInputTests {
+  static let goodHeader = """
+    {"depth": {"width": 4, "height": 3, "encoding": "float32"}, "color": {"width": 4, "height": 3, "encoding": "bgra8"},
+     "intrinsics": {"fx": 593.0, "fy": 593.0, "cx": 319.5, "cy": 239.5, "width": 640, "height": 480},
+     "markers": {"dictionary": "DICT_4X4_50", "sideLength": 0.016}}
+    """
+
+  static func stream(header: String = goodHeader, magic: String = "RGBDSCAN", frames: Int = 1, extra: Int = 0) -> Data {
+    var bytes = Array(magic.utf8)
+    withUnsafeBytes(of: UInt32(1).littleEndian) { bytes += $0 }
+    withUnsafeBytes(of: UInt32(header.utf8.count).littleEndian) { bytes += $0 }
+    bytes += Array(header.utf8)
+    bytes += [UInt8](repeating: 0, count: frames * (8 + 12 * 4 + 48) + extra)
+    return Data(bytes)
+  }
+
+  func expectFailure(_ name: String, _ data: Data?, arguments: (String, String) -> [String], says problem: String) throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let input = folder.appendingPathComponent(name).path
+      if let data { try data.write(to: URL(fileURLWithPath: input)) }
+      let output = folder.appendingPathComponent("out.json").path
+      let run = try Headscan.run(arguments(input, output))
+      #expect(run.status == 1, "exit status \(run.status) for \(name)")
+      let lines = run.stderr.split(separator: "\n")
+      #expect(lines.count == 1, "expected one line, got: \(run.stderr)")
+      #expect(run.stderr.contains(input), "must name \(input): \(run.stderr)")
+      #expect(run.stderr.contains(problem), "must say '\(problem)': \(run.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: output), "no output after a failure")
+      let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tmp-") }
+      #expect(leftovers.isEmpty, "temporary files left: \(leftovers)")
+    }
+  }
+
+  static let markers: @Sendable (String, String) -> [String] = { ["markers", $0, "--json", $1, "--quiet"] }
+  static let inspect: @Sendable (String, String) -> [String] = { ["inspect", $0, "--json", $1, "--quiet"] }
+
+  @Test func wrongMagic() throws {
+    try expectFailure("a.rgbdscan", Self.stream(magic: "RGBDSCAX"), arguments: Self.markers, says: "wrong magic")
+    try expectFailure("a.rgbdscan", Self.stream(magic: "RGBDSCAX"), arguments: Self.inspect, says: "wrong magic")
+  }
+
+  @Test func missingHeaderKeyIsNamed() throws {
+    let header = Self.goodHeader.replacingOccurrences(of: "\"sideLength\": 0.016", with: "\"side\": 0.016")
+    try expectFailure("k.rgbdscan", Self.stream(header: header), arguments: Self.markers, says: "'markers.sideLength'")
+  }
+
+  @Test func truncatedHeader() throws {
+    let data = Self.stream().prefix(40)
+    try expectFailure("t.rgbdscan", Data(data), arguments: Self.inspect, says: "past the end")
+  }
+
+  @Test func zeroFrames() throws {
+    try expectFailure("z.rgbdscan", Self.stream(frames: 0), arguments: Self.markers, says: "no complete frame")
+    try expectFailure("z.rgbdscan", Self.stream(frames: 0), arguments: Self.inspect, says: "no complete frame")
+  }
+
+  @Test func unknownDictionaryInTheHeaderNamesTheFile() throws {
+    let header = Self.goodHeader.replacingOccurrences(of: "DICT_4X4_50", with: "DICT_4X4_51")
+    try expectFailure("d.rgbdscan", Self.stream(header: header), arguments: Self.markers, says: "unknown ArUco dictionary 'DICT_4X4_51'")
+  }
+
+  @Test func missingInput() throws {
+    try expectFailure("absent.rgbdscan", nil, arguments: Self.markers, says: "no such file")
+  }
+
+  @Test func corruptImage() throws {
+    var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    png.append(Data(repeating: 7, count: 100))
+    try expectFailure("broken.png", png, arguments: Self.markers, says: "unreadable image")
+  }
+
+  @Test func outputEqualToInputIsRefused() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let input = folder.appendingPathComponent("s.rgbdscan").path
+      let bytes = Self.stream()
+      try bytes.write(to: URL(fileURLWithPath: input))
+      let run = try Headscan.run(["markers", input, "--json", input])
+      #expect(run.status == 1)
+      #expect(run.stderr.contains("refusing to overwrite the input"))
+      #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == bytes)
+    }
+  }
+
+  @Test func trailingPartialFrameWarnsAndSucceeds() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let input = folder.appendingPathComponent("p.rgbdscan").path
+      try Self.stream(frames: 2, extra: 17).write(to: URL(fileURLWithPath: input))
+      let output = folder.appendingPathComponent("m.json").path
+      let run = try Headscan.run(["markers", input, "--json", output])
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(run.stderr.contains("warning: \(input): trailing partial frame skipped (17 of"))
+      #expect(run.stdout.hasPrefix("2 frames"))
+      #expect(FileManager.default.fileExists(atPath: output))
+    }
+  }
+
+  @Test func badCommandLineIsAUsageError() throws {
+    let run = try Headscan.run(["markers"])
+    #expect(run.status == 64)
+    let size = try Headscan.run(["simulate", "/tmp/x.rgbdscan", "--size", "100x100"])
+    #expect(size.status == 64)
+    #expect(size.stderr.contains("4:3"))
+  }
+}
