@@ -42,15 +42,7 @@ public struct LandmarkFile: Sendable, Hashable {
   /// - Throws: ``ScanIOError`` naming the file: invalid JSON, a missing, duplicate
   ///   or unknown name, an entry with neither a complete pixel nor a complete point.
   public init(path: String) throws(ScanIOError) {
-    let data = try ReadOnlyFile.contents(of: path)
-    let document: Document
-    do {
-      document = try JSONDecoder().decode(Document.self, from: data)
-    } catch let error as DecodingError {
-      throw ScanIOError(decoding: error, path: path)
-    } catch {
-      throw .invalidJSON(path: path, detail: String(describing: error))
-    }
+    let document = try decodeJSON(Document.self, from: ReadOnlyFile.contents(of: path), path: path)
     var positions: [String: Position] = [:]
     for (index, entry) in document.landmarks.enumerated() {
       guard let name = entry.name else { throw .missingKey(path: path, key: "landmarks.[\(index)].name") }

@@ -38,14 +38,7 @@ extension ScanHeader {
   static func parse(json data: Data, path: String, source: JSONSource) throws(ScanIOError) -> (
     ScanHeader, depthScale: Double
   ) {
-    let raw: ScanHeaderJSON
-    do {
-      raw = try JSONDecoder().decode(ScanHeaderJSON.self, from: data)
-    } catch let error as DecodingError {
-      throw ScanIOError(decoding: error, path: path)
-    } catch {
-      throw .invalidJSON(path: path, detail: String(describing: error))
-    }
+    let raw = try decodeJSON(ScanHeaderJSON.self, from: data, path: path)
     let depthEncoding: DepthEncoding
     switch source {
     case .stream:
@@ -129,6 +122,17 @@ extension ScanHeader {
     encoder.outputFormatting = [.sortedKeys]
     // Encoding plain structs of numbers and strings cannot fail.
     return try! encoder.encode(raw)
+  }
+}
+
+/// Decodes JSON, turning every failure into a ``ScanIOError`` that names `path` and the key.
+func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data, path: String) throws(ScanIOError) -> T {
+  do {
+    return try JSONDecoder().decode(type, from: data)
+  } catch let error as DecodingError {
+    throw ScanIOError(decoding: error, path: path)
+  } catch {
+    throw .invalidJSON(path: path, detail: String(describing: error))
   }
 }
 

@@ -161,16 +161,23 @@ static void jpeg_on_error(j_common_ptr cinfo) {
 
 static void jpeg_on_output(j_common_ptr cinfo) { (void)cinfo; }
 
+// Routes libjpeg's errors to `failure` (the caller still sets the jump target).
+static struct jpeg_error_mgr *jpeg_failure_install(jpeg_failure *failure, char *message,
+                                                   size_t message_capacity) {
+  struct jpeg_error_mgr *manager = jpeg_std_error(&failure->manager);
+  failure->manager.error_exit = jpeg_on_error;
+  failure->manager.output_message = jpeg_on_output;
+  failure->message = message;
+  failure->message_capacity = message_capacity;
+  return manager;
+}
+
 static hsi_status jpeg_run(const uint8_t *data, size_t size, hsi_info *info, int format,
                            uint8_t *pixels, size_t capacity, char *message,
                            size_t message_capacity) {
   struct jpeg_decompress_struct cinfo;
   jpeg_failure failure;
-  cinfo.err = jpeg_std_error(&failure.manager);
-  failure.manager.error_exit = jpeg_on_error;
-  failure.manager.output_message = jpeg_on_output;
-  failure.message = message;
-  failure.message_capacity = message_capacity;
+  cinfo.err = jpeg_failure_install(&failure, message, message_capacity);
   if (setjmp(failure.jump)) {
     jpeg_destroy_decompress(&cinfo);
     return HSI_DECODE_ERROR;
@@ -284,11 +291,7 @@ hsi_status hsi_write_jpeg(const char *path, const uint8_t *pixels, int32_t width
   }
   struct jpeg_compress_struct cinfo;
   jpeg_failure failure;
-  cinfo.err = jpeg_std_error(&failure.manager);
-  failure.manager.error_exit = jpeg_on_error;
-  failure.manager.output_message = jpeg_on_output;
-  failure.message = message;
-  failure.message_capacity = message_capacity;
+  cinfo.err = jpeg_failure_install(&failure, message, message_capacity);
   if (setjmp(failure.jump)) {
     jpeg_destroy_compress(&cinfo);
     fclose(file);

@@ -13,6 +13,7 @@ struct InspectCommand: ParsableCommand {
       Examples:
         headscan inspect fixtures/scans/orbit-small.rgbdscan
         headscan inspect scan.rgbdscan --stride 10 --json summary.json
+        headscan inspect fixtures/scans/orbit-small --snapshot frame.png --frame 12
       """)
 
   @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
@@ -23,6 +24,12 @@ struct InspectCommand: ParsableCommand {
 
   @Option(help: "Also write the summary as JSON (atomically).")
   var json: String?
+
+  @Option(help: "Write a PNG of one frame: colour with detected markers outlined, beside its depth.")
+  var snapshot: String?
+
+  @Option(help: "The frame for --snapshot (default: the middle one).")
+  var frame: Int?
 
   @OptionGroup var global: GlobalOptions
 
@@ -68,7 +75,7 @@ struct InspectCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      if let json { try checkOutput(json, isNot: [scan]) }
+      for output in [json, snapshot].compactMap({ $0 }) { try checkOutput(output, isNot: [scan]) }
       let reader = try openScan(at: scan)
       let h = reader.header
       for warning in reader.warnings { printWarning(warning.description, options: global) }
@@ -96,6 +103,13 @@ struct InspectCommand: ParsableCommand {
       // A scan without frames is an error; its header was still worth printing.
       if reader.frameCount == 0 { throw ScanIOError.noFrames(path: scan) }
       if let json { try writeJSON(summary, to: json) }
+      if let snapshot {
+        let index = frame ?? reader.frameCount / 2
+        let image = try reader.frame(at: index)
+        let markers = try detector.detect(bgra: image.color.bgra, width: image.color.width, height: image.color.height)
+        try Snapshot.write(frame: image, markers: markers, to: snapshot)
+        print("snapshot    frame \(index) with \(markers.count) markers → \(snapshot)")
+      }
     }
   }
 
