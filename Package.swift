@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "Registration", targets: ["Registration"]),
     .library(name: "CVAI", targets: ["CVAI"]),
     .library(name: "ScanSimulator", targets: ["ScanSimulator"]),
+    .library(name: "ScanEvaluation", targets: ["ScanEvaluation"]),
     .executable(name: "headscan", targets: ["headscan"]),
   ],
   dependencies: [
@@ -30,16 +31,20 @@ let package = Package(
     .target(name: "CVAI", dependencies: ["PointCloud"]),
     .target(
       name: "Registration",
-      dependencies: ["ScanIO", "ArucoBridge", "PointCloud"]),
+      dependencies: ["ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim"]),
     .target(
       name: "ScanSimulator",
       dependencies: ["ScanIO", "ArucoBridge", "CVAI"]),
+
+    .target(
+      name: "ScanEvaluation",
+      dependencies: ["Registration", "ScanSimulator", "ScanIO", "PointCloud"]),
 
     // Command-line tool.
     .executableTarget(
       name: "headscan",
       dependencies: [
-        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "ScanSimulator",
+        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "ScanSimulator", "ScanEvaluation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -54,6 +59,14 @@ let package = Package(
         .linkedLibrary("m"),
       ]),
     .target(
+      name: "_GeometryShim",
+      exclude: ["README.md", "system"],
+      cxxSettings: [.headerSearchPath("system/eigen3"), .headerSearchPath("system/pcl")],
+      linkerSettings: [
+        .linkedLibrary("pcl_registration"), .linkedLibrary("pcl_filters"), .linkedLibrary("pcl_kdtree"),
+        .linkedLibrary("pcl_search"), .linkedLibrary("pcl_common"), .linkedLibrary("m"),
+      ]),
+    .target(
       name: "_ImageCodec",
       exclude: ["README.md"],
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("m")]),
@@ -66,6 +79,9 @@ let package = Package(
     .testTarget(
       name: "ScanSimulatorTests",
       dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(
+      name: "RegistrationTests",
+      dependencies: ["Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_TestSupport"]),
     .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],
   cxxLanguageStandard: .cxx17

@@ -63,18 +63,9 @@ public struct CapLayout: Sendable, Hashable {
         return head.crossing(from: q, direction: normal, in: -0.01...0.01)!
       }
       return CapMarker(
-        id: k, headFromMarker: Self.pose(corners: corners), corners: corners, surfaceCentre: centre,
+        id: k, headFromMarker: RigidTransform(squareCorners: corners), corners: corners, surfaceCentre: centre,
         axisX: x, axisY: y, normal: normal)
     }
-  }
-
-  /// Contract §5 pose from four corners (OpenCV order).
-  public static func pose(corners c: [SIMD3<Double>]) -> RigidTransform {
-    let origin = (c[0] + c[1] + c[2] + c[3]) / 4
-    let x = ((c[1] - c[0]) + (c[2] - c[3])).normalized
-    let yRaw = (c[0] - c[3]) + (c[1] - c[2])
-    let z = x.cross(yRaw).normalized
-    return RigidTransform(rotation: Rotation3(columns: x, z.cross(x), z), translation: origin)
   }
 
   /// The sticker's tangent-plane coordinates (metres) of a head-frame point.

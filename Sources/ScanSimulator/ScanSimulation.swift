@@ -121,7 +121,7 @@ public func simulateScan(
     depthWidth: options.width, depthHeight: options.height, depthEncoding: options.depthEncoding,
     colorWidth: options.width, colorHeight: options.height, intrinsics: SimulationOptions.baseIntrinsics,
     fps: options.fps, markers: .init(dictionary: options.dictionary, sideLength: options.markerSide),
-    capMarkerCount: options.markerCount, recordedAt: "2026-11-21T10:15:00Z", patientID: "simulated-\(options.seed)")
+    capMarkerCount: options.markerCount > 0 ? options.markerCount : nil, recordedAt: "2026-11-21T10:15:00Z", patientID: "simulated-\(options.seed)")
   let append: (Double, [Float], [UInt8]) throws -> Void
   let finish: () throws -> Void
   switch format {

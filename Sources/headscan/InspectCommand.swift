@@ -14,6 +14,7 @@ struct InspectCommand: ParsableCommand {
         headscan inspect fixtures/scans/orbit-small.rgbdscan
         headscan inspect scan.rgbdscan --stride 10 --json summary.json
         headscan inspect fixtures/scans/orbit-small --snapshot frame.png --frame 12
+        headscan inspect fixtures/scans/orbit-small --overlap
       """)
 
   @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
@@ -30,6 +31,9 @@ struct InspectCommand: ParsableCommand {
 
   @Option(help: "The frame for --snapshot (default: the middle one).")
   var frame: Int?
+
+  @Flag(help: "Show each marker's overlap state over time (red new, green linked, blue seen before) and the operator guidance.")
+  var overlap = false
 
   @OptionGroup var global: GlobalOptions
 
@@ -103,6 +107,10 @@ struct InspectCommand: ParsableCommand {
       // A scan without frames is an error; its header was still worth printing.
       if reader.frameCount == 0 { throw ScanIOError.noFrames(path: scan) }
       if let json { try writeJSON(summary, to: json) }
+      if overlap {
+        let feedback = try naming(scan) { try replayFeedback(in: reader) }
+        print(OverlapTimeline.render(feedback))
+      }
       if let snapshot {
         let index = frame ?? reader.frameCount / 2
         let image = try reader.frame(at: index)

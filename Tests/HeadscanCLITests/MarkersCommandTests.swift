@@ -75,3 +75,44 @@ struct MarkersCommandTests {
     #expect(markers.stdout.contains("Examples:"))
   }
 }
+
+struct ReconstructCommandTests {
+  @Test func fixtureReconstructsToABinaryPLYWithASummary() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let ply = folder.appendingPathComponent("head.ply").path, json = folder.appendingPathComponent("r.json").path
+      let run = try Headscan.run(["reconstruct", "fixtures/scans/orbit-small", "-o", ply, "--json", json, "--quiet"])
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(run.stdout.contains("registered") && run.stdout.contains("corner RMS"))
+      let data = try Data(contentsOf: URL(fileURLWithPath: ply))
+      #expect(String(decoding: data.prefix(40), as: UTF8.self).hasPrefix("ply\nformat binary_little_endian 1.0"))
+      let header = String(decoding: data.prefix(400), as: UTF8.self)
+      for property in ["property float x", "property float nx", "property uchar red"] { #expect(header.contains(property)) }
+      struct Summary: Decodable {
+        var frames: Int
+        var framesRegistered: Int
+        var markers: Int
+        var markersRegistered: Int
+        var cornerRMS: Double
+        var points: Int
+      }
+      let summary = try JSONDecoder().decode(Summary.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+      #expect(summary.frames == 36)
+      #expect(summary.framesRegistered >= 20)
+      #expect(summary.markersRegistered >= 6)  // 320×240, 36 frames: few markers are seen often enough to keep
+      #expect(summary.points > 10_000)
+    }
+  }
+
+  @Test func scanWithoutMarkersFailsInOneLine() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = folder.appendingPathComponent("bare.rgbdscan").path
+      let simulate = try Headscan.run(["simulate", scan, "--markers", "0", "--frames", "3", "--size", "160x120", "--quiet"])
+      #expect(simulate.status == 0, "\(simulate.stderr)")
+      let ply = folder.appendingPathComponent("out.ply").path
+      let run = try Headscan.run(["reconstruct", scan, "-o", ply, "--quiet"])
+      #expect(run.status == 1)
+      #expect(run.stderr == "headscan: error: \(scan): no cap markers detected in any frame (wrong dictionary, or no cap?)\n")
+      #expect(!FileManager.default.fileExists(atPath: ply))
+    }
+  }
+}

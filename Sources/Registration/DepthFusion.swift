@@ -1,0 +1,115 @@
+import Dispatch
+import Foundation
+import PointCloud
+import ScanIO
+
+/// A sphere through points (algebraic least squares), metres.
+struct Sphere {
+  var centre: SIMD3<Double>
+  var radius: Double
+
+  /// Fits |p|² = 2 c·p + (r² − |c|²); `nil` for fewer than 4 points or a degenerate set.
+  init?(fitting points: [SIMD3<Double>]) {
+    guard points.count >= 4 else { return nil }
+    var m = [Double](repeating: 0, count: 16), r = [Double](repeating: 0, count: 4)
+    for p in points {
+      let row = [2 * p.x, 2 * p.y, 2 * p.z, 1.0]
+      let target = p.dot(p)
+      for i in 0..<4 {
+        r[i] += row[i] * target
+        for j in 0..<4 { m[4 * i + j] += row[i] * row[j] }
+      }
+    }
+    guard let x = try? NativeGeometry.solveSymmetric(m, r) else { return nil }
+    centre = SIMD3(x[0], x[1], x[2])
+    let squared = x[3] + centre.dot(centre)
+    guard squared > 0 else { return nil }
+    radius = squared.squareRoot()
+  }
+}
+
+/// Running sums of the points that fall in one voxel.
+private struct VoxelSum {
+  var position = SIMD3<Double>.zero
+  var colour = SIMD3<Double>.zero
+  var count = 0
+}
+
+/// Back-projects the registered frames' depth inside the head region into world, averages it per voxel,
+/// removes statistical outliers and projects each point onto its local plane (normals outward).
+func fuseDepth(
+  _ scan: any ScanReader, solution: RegistrationSolution, diagnostics: [FrameDiagnostics], options: ReconstructionOptions,
+  progress: (Int, Int) -> Void
+) throws -> PointSet {
+  guard let sphere = Sphere(fitting: solution.markers.map(\.worldFromMarker.translation)) else { return PointSet() }
+  let outer = sphere.radius + options.headMargin, inner = max(0, sphere.radius - 0.05)
+  let registered = diagnostics.filter { $0.worldFromCamera != nil }
+  let voxel = options.voxelSize
+  var grid: [SIMD3<Int32>: VoxelSum] = [:]
+  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+  var start = 0
+  while start < registered.count {
+    let count = min(batch, registered.count - start)
+    let slots = ResultSlots<[(SIMD3<Double>, SIMD3<Double>)]>(count: count)
+    let first = start
+    DispatchQueue.concurrentPerform(iterations: count) { k in
+      slots.set(k, Result {
+        let d = registered[first + k]
+        let frame = try scan.frame(at: d.index)
+        return headPoints(frame, worldFromCamera: d.worldFromCamera!, centre: sphere.centre, inner: inner, outer: outer)
+      })
+    }
+    for k in 0..<count {
+      for (p, c) in try slots.get(k).get() {
+        let key = SIMD3<Int32>(Int32((p.x / voxel).rounded(.down)), Int32((p.y / voxel).rounded(.down)), Int32((p.z / voxel).rounded(.down)))
+        grid[key, default: VoxelSum()].position += p
+        grid[key, default: VoxelSum()].colour += c
+        grid[key, default: VoxelSum()].count += 1
+      }
+    }
+    start += count
+    progress(start, registered.count)
+  }
+  // Deterministic order: sort voxels by key.
+  let cells = grid.sorted { ($0.key.x, $0.key.y, $0.key.z) < ($1.key.x, $1.key.y, $1.key.z) }.map(\.value)
+  var positions = cells.map { SIMD3<Float>($0.position / Double($0.count)) }
+  var colours = cells.map { SIMD3<UInt8>(clamping: SIMD3<Int>(($0.colour / Double($0.count)).rounded(.toNearestOrEven))) }
+  guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
+  let keep = try NativeGeometry.statisticalInliers(positions, neighbours: options.neighbours, stddev: 2.0)
+  positions = zip(positions, keep).filter(\.1).map(\.0)
+  colours = zip(colours, keep).filter(\.1).map(\.0)
+  guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
+  let (smoothed, normals) = try NativeGeometry.projectToLocalPlanes(positions, neighbours: options.neighbours)
+  let centre = SIMD3<Float>(sphere.centre)
+  let outward = zip(smoothed, normals).map { p, n in ((p - centre) * n).sum() < 0 ? -n : n }
+  return PointSet(positions: smoothed, normals: outward, colors: colours)
+}
+
+/// World points (metres) and colours (r, g, b) of one frame's depth inside the shell `inner…outer` around `centre`,
+/// skipping pixels at depth discontinuities (flying pixels).
+func headPoints(
+  _ frame: ScanFrame, worldFromCamera: RigidTransform, centre: SIMD3<Double>, inner: Double, outer: Double
+) -> [(SIMD3<Double>, SIMD3<Double>)] {
+  let depth = frame.depth, colour = frame.color
+  let k = depth.intrinsics
+  let sx = Double(colour.width) / Double(depth.width), sy = Double(colour.height) / Double(depth.height)
+  var out: [(SIMD3<Double>, SIMD3<Double>)] = []
+  depth.metres.withUnsafeBufferPointer { z in
+    for y in 1..<(depth.height - 1) {
+      for x in 1..<(depth.width - 1) {
+        let i = y * depth.width + x
+        let d = z[i]
+        guard d.isFinite else { continue }
+        let neighbours = [z[i - 1], z[i + 1], z[i - depth.width], z[i + depth.width]]
+        if neighbours.contains(where: { !$0.isFinite || abs($0 - d) > 0.006 }) { continue }
+        let p = worldFromCamera.apply(k.unproject(u: Double(x), v: Double(y), depth: Double(d)))
+        let r = (p - centre).length
+        guard r >= inner && r <= outer else { continue }
+        let cx = min(colour.width - 1, Int((Double(x) + 0.5) * sx)), cy = min(colour.height - 1, Int((Double(y) + 0.5) * sy))
+        let c = 4 * (cy * colour.width + cx)
+        out.append((p, SIMD3(Double(colour.bgra[c + 2]), Double(colour.bgra[c + 1]), Double(colour.bgra[c]))))
+      }
+    }
+  }
+  return out
+}

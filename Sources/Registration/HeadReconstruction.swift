@@ -1,0 +1,363 @@
+import ArucoBridge
+import Dispatch
+import Foundation
+import PointCloud
+import ScanIO
+
+/// Settings of ``reconstructHead(_:options:progress:)``. Lengths in metres.
+public struct ReconstructionOptions: Sendable, Hashable {
+  /// Detector parameters (sub-pixel corners by default).
+  public var detector = DetectorParameters.subpixel
+  /// How corners are lifted to 3D.
+  public var lifting = LiftingOptions()
+  /// Frames with fewer usable markers are rejected.
+  public var minimumMarkersPerFrame = 2
+  /// Frames whose corner RMS after optimisation exceeds this are rejected, metres.
+  public var maximumFrameRMS = 0.003
+  /// Huber threshold of the robust loss, metres.
+  public var huberThreshold = 0.0015
+  /// Levenberg–Marquardt iterations at most.
+  public var iterations = 40
+  /// Whether to fuse the depth into a cloud (pass 2).
+  public var fuse = true
+  /// Voxel size of the fused cloud, metres.
+  public var voxelSize = 0.001
+  /// Depth kept beyond the sphere through the markers, metres (the cap's head region).
+  public var headMargin = 0.025
+  /// Neighbours for outlier removal and the local-plane smoothing.
+  public var neighbours = 20
+  /// A marker is kept in the map (and may define the world) only with this many observations
+  /// (or a quarter of the registered frames on short scans, at least 3)…
+  public var minimumMarkerObservations = 10
+  /// …and a corner RMS no larger than this at 640 px width (scaled with the image), metres.
+  /// Markers that miss either still link frames; they are just not reported, nor the world.
+  public var maximumMarkerRMS = 0.00025
+
+  /// The defaults.
+  public static let `default` = ReconstructionOptions()
+
+  public init() {}
+}
+
+/// Why a frame got no pose.
+public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
+  /// No cap marker detected.
+  case noMarkers
+  /// Fewer usable markers than ``ReconstructionOptions/minimumMarkersPerFrame``.
+  case tooFewMarkers(Int)
+  /// Its markers never connect to the others.
+  case notLinked
+  /// Its corners do not fit the marker map (motion blur, a bad detection), RMS in mm.
+  case largeResidual(millimetres: Double)
+
+  /// The kind of rejection without its value, for grouping in summaries.
+  public var kind: String {
+    switch self {
+    case .noMarkers: return "no markers"
+    case .tooFewMarkers: return "too few usable markers"
+    case .notLinked: return "not linked to the other frames"
+    case .largeResidual: return "corner residual above the limit"
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .noMarkers: return "no markers"
+    case .tooFewMarkers(let n): return "only \(n) usable marker\(n == 1 ? "" : "s")"
+    case .notLinked: return "not linked to the other frames"
+    case .largeResidual(let mm): return String(format: "corner residual %.1f mm", mm)
+    }
+  }
+}
+
+/// What happened to one frame.
+public struct FrameDiagnostics: Sendable, Hashable {
+  public var index: Int
+  public var timestamp: Double
+  /// Ids detected (cap ids only).
+  public var detectedIDs: [Int]
+  /// Markers lifted to 3D: by depth and by PnP.
+  public var liftedByDepth: Int
+  public var liftedByPnP: Int
+  /// `worldFromCamera`, metres; `nil` when rejected.
+  public var worldFromCamera: RigidTransform?
+  /// RMS corner residual after optimisation, metres.
+  public var rms: Double?
+  /// Why the frame got no pose; `nil` when registered.
+  public var rejection: FrameRejection?
+}
+
+/// A marker of the registered map (world frame, metres).
+public struct RegisteredMarker: Sendable, Hashable {
+  public var id: Int
+  /// Contract §5 pose from the four optimised corners.
+  public var worldFromMarker: RigidTransform
+  /// The optimised corners, OpenCV order.
+  public var corners: [SIMD3<Double>]
+  /// Kept observations.
+  public var observations: Int
+  /// RMS corner residual of its observations, metres.
+  public var rms: Double
+}
+
+/// The result of registration and fusion.
+public struct HeadReconstruction: Sendable {
+  /// One entry per frame read.
+  public var frames: [FrameDiagnostics]
+  /// The marker map, sorted by id.
+  public var markers: [RegisteredMarker]
+  /// The marker whose frame is the world (contract §5: the lowest registered id).
+  public var worldMarkerID: Int
+  /// RMS over all kept observations of the 3D corner residual, metres.
+  public var cornerRMS: Double
+  /// Distinct cap ids detected anywhere.
+  public var markersDetected: [Int]
+  /// Detections dropped because their id is not on the cap (false positives).
+  public var offCapDetections: Int
+  /// The fused head: positions (world, metres), outward normals, colours.
+  public var cloud: PointSet
+
+  /// Frames given a pose.
+  public var framesRegistered: Int { frames.filter { $0.worldFromCamera != nil }.count }
+}
+
+/// Why a scan could not be registered.
+public enum ReconstructionError: Error, Sendable, CustomStringConvertible {
+  case noMarkers(path: String)
+  case notEnoughFrames(path: String, registered: Int, reasons: String)
+  case noWellSeenMarker(path: String, best: String)
+  case numerical(path: String, detail: String)
+
+  public var description: String {
+    switch self {
+    case .noMarkers(let path): return "\(path): no cap markers detected in any frame (wrong dictionary, or no cap?)"
+    case .notEnoughFrames(let path, let registered, let reasons):
+      return "\(path): only \(registered) frames could be registered (\(reasons))"
+    case .numerical(let path, let detail): return "\(path): registration failed: \(detail)"
+    case .noWellSeenMarker(let path, let best):
+      return "\(path): no marker is seen often and consistently enough to define the world frame (best: \(best))"
+    }
+  }
+}
+
+/// The stages reported to a progress callback.
+public enum ReconstructionStage: String, Sendable {
+  case detecting, optimising, fusing
+}
+
+/// Registers a scan's frames through its cap markers and fuses them into one cloud.
+///
+/// Pass 1 reads frames in parallel batches, detects markers and lifts them to 3D;
+/// frames are chained through shared markers and all poses and marker corners
+/// are optimised together (robust Huber loss). Pass 2 reads the registered frames
+/// again and fuses their depth inside the head region into a voxel grid, then
+/// removes outliers and projects points onto local planes (with normals).
+/// Memory grows with the number of markers and the kept cloud, not the scan.
+/// - Throws: ``ReconstructionError``, ``ScanIOError`` or ``ArucoError``.
+public func reconstructHead(
+  _ scan: any ScanReader, options: ReconstructionOptions = .default,
+  progress: ((ReconstructionStage, Int, Int) -> Void)? = nil
+) throws -> HeadReconstruction {
+  guard scan.frameCount > 0 else { throw ScanIOError.noFrames(path: scan.path) }
+  let detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: options.detector)
+  let side = scan.header.markers.sideLength
+  let capCount = scan.header.capMarkerCount
+
+  // Pass 1: detect and lift.
+  var lifted: [[LiftedMarker]] = []
+  var diagnostics: [FrameDiagnostics] = []
+  var offCap = 0
+  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+  var start = 0
+  while start < scan.frameCount {
+    let count = min(batch, scan.frameCount - start)
+    let slots = ResultSlots<(FrameDiagnostics, [LiftedMarker], Int)>(count: count)
+    let first = start
+    DispatchQueue.concurrentPerform(iterations: count) { k in
+      slots.set(k, Result {
+        let frame = try scan.frame(at: first + k)
+        var found = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
+        let before = found.count
+        if let capCount { found.removeAll { $0.id >= capCount } }
+        let markers = found.compactMap {
+          LiftedMarker(marker: $0, depth: frame.depth, colour: frame.color.intrinsics, sideLength: side, options: options.lifting)
+        }
+        let d = FrameDiagnostics(
+          index: frame.index, timestamp: frame.timestamp, detectedIDs: found.map(\.id),
+          liftedByDepth: markers.filter { $0.method == .depth }.count, liftedByPnP: markers.filter { $0.method == .pnp }.count)
+        return (d, markers, before - found.count)
+      })
+    }
+    for k in 0..<count {
+      let (d, markers, dropped) = try slots.get(k).get()
+      diagnostics.append(d)
+      lifted.append(markers)
+      offCap += dropped
+    }
+    start += count
+    progress?(.detecting, start, scan.frameCount)
+  }
+  let detectedIDs = Set(lifted.flatMap { $0.map(\.id) }).union(diagnostics.flatMap(\.detectedIDs)).sorted()
+  guard !detectedIDs.isEmpty else { throw ReconstructionError.noMarkers(path: scan.path) }
+
+  // Chain and optimise.
+  progress?(.optimising, 0, 1)
+  var solution = try registerFrames(lifted, diagnostics: &diagnostics, options: options, path: scan.path, imageWidth: scan.header.colorWidth)
+  progress?(.optimising, 1, 1)
+
+  // Pass 2: fuse.
+  var cloud = PointSet()
+  if options.fuse {
+    cloud = try fuseDepth(scan, solution: solution, diagnostics: diagnostics, options: options) { done, total in
+      progress?(.fusing, done, total)
+    }
+  }
+  solution.cloud = cloud
+  return HeadReconstruction(
+    frames: diagnostics, markers: solution.markers, worldMarkerID: solution.worldMarkerID, cornerRMS: solution.cornerRMS,
+    markersDetected: detectedIDs, offCapDetections: offCap, cloud: cloud)
+}
+
+/// The registration part of the result.
+struct RegistrationSolution {
+  var markers: [RegisteredMarker]
+  var worldMarkerID: Int
+  var cornerRMS: Double
+  var cloud = PointSet()
+}
+
+/// Chains frames through shared markers, optimises, rejects misfits and re-expresses in the contract world.
+func registerFrames(
+  _ lifted: [[LiftedMarker]], diagnostics: inout [FrameDiagnostics], options: ReconstructionOptions, path: String,
+  imageWidth: Int
+) throws -> RegistrationSolution {
+  // Markers seen in at least two frames can be checked; the rest are dropped.
+  var seen: [Int: Int] = [:]
+  for frame in lifted { for m in frame { seen[m.id, default: 0] += 1 } }
+  var usable = lifted.map { $0.filter { seen[$0.id, default: 0] >= 2 } }
+  for f in usable.indices {
+    if diagnostics[f].detectedIDs.isEmpty {
+      diagnostics[f].rejection = .noMarkers
+    } else if usable[f].count < options.minimumMarkersPerFrame {
+      diagnostics[f].rejection = .tooFewMarkers(usable[f].count)
+      usable[f] = []
+    }
+  }
+  guard let seed = seen.filter({ $0.value >= 2 }).max(by: { ($0.value, -$0.key) < ($1.value, -$1.key) })?.key else {
+    throw ReconstructionError.notEnoughFrames(path: path, registered: 0, reasons: "no marker is seen in two frames")
+  }
+
+  // Initialise: the seed marker's corners from its best depth observation, in its own frame.
+  var world: [Int: [SIMD3<Double>]] = [:]
+  let best = usable.flatMap { $0 }.filter { $0.id == seed }.min { ($0.method == .depth ? 0 : 1, $0.residual) < ($1.method == .depth ? 0 : 1, $1.residual) }!
+  world[seed] = best.cameraCorners.map(best.cameraFromMarker.inverse.apply)
+  var poses: [Int: RigidTransform] = [:]
+  var progressed = true
+  while progressed {
+    progressed = false
+    let candidates = usable.indices.filter { poses[$0] == nil && !usable[$0].isEmpty }
+      .map { f in (f, usable[f].filter { world[$0.id] != nil }.count) }
+      .filter { $0.1 > 0 }
+      .sorted { ($0.1, -$0.0) > ($1.1, -$1.0) }
+    for (f, _) in candidates {
+      let known = usable[f].filter { world[$0.id] != nil }
+      guard !known.isEmpty else { continue }
+      let cameraPoints = known.flatMap(\.cameraCorners), worldPoints = known.flatMap { world[$0.id]! }
+      guard let (pose, rms) = try? NativeGeometry.rigidFit(from: cameraPoints, to: worldPoints),
+        rms <= 3 * options.maximumFrameRMS
+      else { continue }
+      poses[f] = pose
+      for m in usable[f] where world[m.id] == nil { world[m.id] = m.cameraCorners.map(pose.apply) }
+      progressed = true
+    }
+  }
+
+  // Optimise, reject frames that do not fit, and optimise again.
+  var rejectedByResidual: [Int: Double] = [:]
+  var graph = PoseGraph(frames: [], markerCorners: [], observations: [], fixedFrame: 0)
+  var frameOf: [Int] = [], markerOf: [Int] = []
+  for _ in 0..<3 {
+    frameOf = poses.keys.filter { rejectedByResidual[$0] == nil }.sorted()
+    var counts: [Int: Int] = [:]
+    for f in frameOf { for m in usable[f] where world[m.id] != nil { counts[m.id, default: 0] += 1 } }
+    markerOf = counts.filter { $0.value >= 1 }.keys.sorted()
+    let frameIndex = Dictionary(uniqueKeysWithValues: frameOf.enumerated().map { ($1, $0) })
+    let markerIndex = Dictionary(uniqueKeysWithValues: markerOf.enumerated().map { ($1, $0) })
+    var observations: [PoseGraph.Observation] = []
+    for f in frameOf {
+      for m in usable[f] where markerIndex[m.id] != nil {
+        // Squarely seen, square-looking observations count most: a snapped corner shows as a poor square fit.
+        let shape = 1 / (1 + (m.residual / 0.0002) * (m.residual / 0.0002))
+        observations.append(.init(frame: frameIndex[f]!, marker: markerIndex[m.id]!, corners: m.cameraCorners, weight: (m.method == .depth ? 1 : 0.05) * m.facing * m.facing * shape))
+      }
+    }
+    let fixed = frameIndex[frameOf.first { f in usable[f].contains { $0.id == seed } } ?? frameOf[0]]!
+    graph = PoseGraph(
+      frames: frameOf.map { poses[$0]! }, markerCorners: markerOf.map { world[$0]! }, observations: observations, fixedFrame: fixed)
+    do {
+      try graph.optimise(iterations: options.iterations, delta: options.huberThreshold)
+    } catch {
+      throw ReconstructionError.numerical(path: path, detail: String(describing: error))
+    }
+    for (i, f) in frameOf.enumerated() { poses[f] = graph.frames[i] }
+    for (i, id) in markerOf.enumerated() { world[id] = graph.markerCorners[i] }
+    // Frame RMS over its observations.
+    let residuals = graph.residuals()
+    var newlyRejected = false
+    for (i, f) in frameOf.enumerated() {
+      let errors = zip(graph.observations, residuals).filter { $0.0.frame == i }.flatMap { $0.1.map { ($0 * $0).sum() } }
+      let rms = (errors.reduce(0, +) / Double(max(1, errors.count))).squareRoot()
+      diagnostics[f].rms = rms
+      if rms > options.maximumFrameRMS && i != graph.fixedFrame {
+        rejectedByResidual[f] = rms
+        newlyRejected = true
+      }
+    }
+    if !newlyRejected { break }
+  }
+
+  // Verdicts.
+  for f in diagnostics.indices where diagnostics[f].rejection == nil {
+    if let rms = rejectedByResidual[f] {
+      diagnostics[f].rejection = .largeResidual(millimetres: rms * 1000)
+    } else if poses[f] == nil || !frameOf.contains(f) {
+      diagnostics[f].rejection = usable[f].isEmpty ? .tooFewMarkers(usable[f].count) : .notLinked
+    }
+  }
+  guard frameOf.count >= 2 else {
+    let reasons = Dictionary(grouping: diagnostics.compactMap(\.rejection?.description), by: { $0 })
+      .map { "\($0.value.count) × \($0.key)" }.sorted().joined(separator: ", ")
+    throw ReconstructionError.notEnoughFrames(path: path, registered: frameOf.count, reasons: reasons)
+  }
+
+  // Keep well-determined markers; the contract §5 world is the lowest kept id's own frame.
+  let residuals = graph.residuals()
+  var perMarker: [Int: [Double]] = [:]
+  for (o, r) in zip(graph.observations, residuals) { perMarker[o.marker, default: []] += r.map { ($0 * $0).sum() } }
+  let widthScale = 640 / Double(max(1, imageWidth))
+  let rmsLimit = options.maximumMarkerRMS * max(1, widthScale)
+  let registeredFrames = frameOf.filter { rejectedByResidual[$0] == nil }.count
+  let observationLimit = min(options.minimumMarkerObservations, max(3, registeredFrames / 4))
+  let stats = markerOf.enumerated().compactMap { i, id -> (index: Int, id: Int, observations: Int, rms: Double)? in
+    guard let squares = perMarker[i] else { return nil }
+    return (i, id, squares.count / 4, (squares.reduce(0, +) / Double(squares.count)).squareRoot())
+  }
+  let kept = stats.filter { $0.observations >= observationLimit && $0.rms <= rmsLimit }.map { ($0.index, $0.id) }
+  guard let worldID = kept.map(\.1).min() else {
+    let best = stats.max { $0.observations < $1.observations }.map {
+      String(format: "marker %d, %d observations, RMS %.2f mm; needs %d and %.2f mm", $0.id, $0.observations, $0.rms * 1000, observationLimit, rmsLimit * 1000)
+    } ?? "none"
+    throw ReconstructionError.noWellSeenMarker(path: path, best: best)
+  }
+  let worldFromOld = RigidTransform(squareCorners: world[worldID]!).inverse
+  for f in frameOf where rejectedByResidual[f] == nil { diagnostics[f].worldFromCamera = worldFromOld * poses[f]! }
+  let markers = kept.map { (i, id) -> RegisteredMarker in
+    let squares = perMarker[i]!
+    let corners = world[id]!.map(worldFromOld.apply)
+    return RegisteredMarker(
+      id: id, worldFromMarker: RigidTransform(squareCorners: corners), corners: corners, observations: squares.count / 4,
+      rms: (squares.reduce(0, +) / Double(squares.count)).squareRoot())
+  }
+  let all = residuals.flatMap { $0.map { ($0 * $0).sum() } }
+  return RegistrationSolution(markers: markers, worldMarkerID: worldID, cornerRMS: (all.reduce(0, +) / Double(all.count)).squareRoot())
+}

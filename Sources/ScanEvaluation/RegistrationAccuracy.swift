@@ -1,0 +1,119 @@
+import Foundation
+import PointCloud
+import Registration
+import ScanIO
+import ScanSimulator
+
+/// How far a reconstruction is from a simulated scan's exact truth.
+///
+/// Compared two ways (millimetres and degrees; maxima unless said otherwise):
+/// - ``world``: in the reconstruction's world (contract §5: the lowest kept
+///   marker's own frame), the truth moved there through that marker's true pose.
+///   This includes the world sticker's own orientation error (four corners 16 mm
+///   apart: a few tenths of a degree), which grows with distance from it.
+/// - ``aligned``: after the one rigid motion that best maps all kept markers'
+///   corners onto the truth — the accuracy of the map itself, free of how the
+///   world happens to be defined. Head measures (CVAI, CI, …) depend only on this.
+public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// Errors in one frame of comparison.
+  public struct Errors: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Largest marker position error, mm.
+    public var markerTranslation = 0.0
+    /// Largest marker orientation error, degrees.
+    public var markerRotation = 0.0
+    /// Largest camera position error over registered frames, mm.
+    public var cameraTranslation = 0.0
+    /// Median camera position error, mm.
+    public var medianCameraTranslation = 0.0
+    /// RMS distance to the exact head surface of the fused points on the cranial vault
+    /// (8 mm and more above the ears' plane, where the cap is and the head is measured), mm.
+    /// Below, around nose, ears and chin, the surface distance estimate F/|∇F| of the
+    /// radially parametrised model is not reliable, so those points are not scored.
+    public var cloudRMS = 0.0
+    /// Fused points scored (on the vault).
+    public var cloudPointsScored = 0
+
+    public var description: String {
+      let cloud = cloudPointsScored == 0 ? "no cloud" : String(format: "vault cloud RMS %.2f mm", cloudRMS)
+      return String(
+        format: "markers ≤ %.2f mm / %.2f°, cameras ≤ %.2f mm (median %.2f), %@",
+        markerTranslation, markerRotation, cameraTranslation, medianCameraTranslation, cloud)
+    }
+  }
+
+  /// In the contract §5 world.
+  public var world = Errors()
+  /// After the best rigid alignment of the marker map to the truth.
+  public var aligned = Errors()
+  /// Fraction of frames registered.
+  public var keptFraction = 0.0
+
+  public var description: String {
+    String(format: "world: %@; aligned: %@; %.0f %% of frames kept", world.description, aligned.description, 100 * keptFraction)
+  }
+
+  /// Compares `result` with `truth`.
+  public init(result: HeadReconstruction, truth: SimulationTruth) {
+    let truthMarkers = Dictionary(uniqueKeysWithValues: truth.markers.map { ($0.id, $0) })
+    guard let worldMarker = truthMarkers[result.worldMarkerID] else { return }
+    let headFromWorld = worldMarker.headFromMarker
+    world = Self.errors(result, truth, headFromEstimate: headFromWorld)
+    let pairs = result.markers.compactMap { m in truthMarkers[m.id].map { (m.corners, $0.corners) } }
+    if let fit = RigidTransform.bestFit(from: pairs.flatMap(\.0), to: pairs.flatMap(\.1)) {
+      aligned = Self.errors(result, truth, headFromEstimate: fit.transform)
+    }
+    keptFraction = Double(result.framesRegistered) / Double(max(1, result.frames.count))
+  }
+
+  /// Errors with the estimate mapped into the truth's head frame by `headFromEstimate`.
+  static func errors(_ result: HeadReconstruction, _ truth: SimulationTruth, headFromEstimate: RigidTransform) -> Errors {
+    var e = Errors()
+    let truthMarkers = Dictionary(uniqueKeysWithValues: truth.markers.map { ($0.id, $0) })
+    for m in result.markers {
+      guard let t = truthMarkers[m.id] else { continue }
+      let (angle, distance) = (headFromEstimate * m.worldFromMarker).difference(to: t.headFromMarker)
+      e.markerTranslation = max(e.markerTranslation, distance * 1000)
+      e.markerRotation = max(e.markerRotation, angle * 180 / .pi)
+    }
+    var cameras: [Double] = []
+    for f in result.frames {
+      guard let pose = f.worldFromCamera, f.index < truth.cameras.count else { continue }
+      cameras.append((headFromEstimate * pose).difference(to: truth.cameras[f.index].headFromCamera).distance * 1000)
+    }
+    e.cameraTranslation = cameras.max() ?? 0
+    e.medianCameraTranslation = cameras.isEmpty ? 0 : cameras.sorted()[cameras.count / 2]
+    // Distance to the exact surface: F / |∇F| of the model's implicit function (first order).
+    let head = HeadShape(solving: truth.parameters)
+    let modelFromEstimate = head.clinicalFrame.worldFromHead * headFromEstimate
+    var sum = 0.0
+    var scored = 0
+    for p in result.cloud.positions {
+      let q = modelFromEstimate.apply(SIMD3<Double>(p))
+      guard (headFromEstimate.apply(SIMD3<Double>(p))).z >= HeadShape.bumpCeiling else { continue }
+      scored += 1
+      let h = 1e-5
+      let gradient = SIMD3(
+        head.implicit(q + [h, 0, 0]) - head.implicit(q - [h, 0, 0]),
+        head.implicit(q + [0, h, 0]) - head.implicit(q - [0, h, 0]),
+        head.implicit(q + [0, 0, h]) - head.implicit(q - [0, 0, h])) / (2 * h)
+      let d = head.implicit(q) / gradient.length
+      sum += d * d
+    }
+    e.cloudRMS = (sum / Double(max(1, scored))).squareRoot() * 1000
+    e.cloudPointsScored = scored
+    return e
+  }
+
+  /// Reads `<scan>.truth.json` written by the simulator beside a scan.
+  public static func truth(beside scanPath: String) throws -> SimulationTruth {
+    let path = companionBase(of: scanPath) + ".truth.json"
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw ScanIOError.missingFile(path: path)
+    }
+    do {
+      return try JSONDecoder().decode(SimulationTruth.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    } catch {
+      throw ScanIOError.invalidJSON(path: path, detail: String(describing: error))
+    }
+  }
+}

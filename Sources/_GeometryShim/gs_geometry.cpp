@@ -1,0 +1,199 @@
+// C shim over Eigen and PCL. Every entry point is noexcept and catches everything.
+
+#include "gs_geometry.h"
+
+#include <Eigen/Dense>
+#include <Eigen/Geometry>
+#include <pcl/filters/statistical_outlier_removal.h>
+#include <pcl/kdtree/kdtree_flann.h>
+#include <pcl/point_cloud.h>
+#include <pcl/point_types.h>
+#include <pcl/registration/icp.h>
+
+#include <cstring>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+void copy_message(char *message, size_t capacity, const std::string &text) {
+  if (message == nullptr || capacity == 0) return;
+  size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
+  std::memcpy(message, text.data(), n);
+  message[n] = '\0';
+}
+
+template <typename Body>
+gs_status guarded(char *message, size_t capacity, Body body) noexcept {
+  try {
+    return body();
+  } catch (const pcl::PCLException &e) {
+    copy_message(message, capacity, std::string("PCL: ") + e.what());
+    return GS_INTERNAL_ERROR;
+  } catch (const std::exception &e) {
+    copy_message(message, capacity, e.what());
+    return GS_INTERNAL_ERROR;
+  } catch (...) {
+    copy_message(message, capacity, "unknown C++ exception");
+    return GS_INTERNAL_ERROR;
+  }
+}
+
+pcl::PointCloud<pcl::PointXYZ>::Ptr to_cloud(const float *xyz, int32_t n) {
+  pcl::PointCloud<pcl::PointXYZ>::Ptr cloud(new pcl::PointCloud<pcl::PointXYZ>);
+  cloud->resize(n);
+  for (int32_t i = 0; i < n; ++i) {
+    (*cloud)[i].x = xyz[3 * i];
+    (*cloud)[i].y = xyz[3 * i + 1];
+    (*cloud)[i].z = xyz[3 * i + 2];
+  }
+  return cloud;
+}
+
+}  // namespace
+
+extern "C" {
+
+gs_status gs_rigid_fit(const double *src, const double *dst, int32_t n, double rotation[9],
+                       double translation[3], double *rms, char *message, size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (src == nullptr || dst == nullptr || rotation == nullptr || translation == nullptr || n < 3) {
+      copy_message(message, message_capacity, "rigid fit needs 3 or more points");
+      return GS_INVALID_ARGUMENT;
+    }
+    Eigen::Map<const Eigen::Matrix<double, 3, Eigen::Dynamic>> a(src, 3, n), b(dst, 3, n);
+    Eigen::Matrix4d t = Eigen::umeyama(a, b, false);
+    if (!t.allFinite()) {
+      copy_message(message, message_capacity, "degenerate point configuration");
+      return GS_NUMERICAL_ERROR;
+    }
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) rotation[3 * r + c] = t(r, c);
+      translation[r] = t(r, 3);
+    }
+    if (rms) {
+      Eigen::Matrix<double, 3, Eigen::Dynamic> moved = (t.topLeftCorner<3, 3>() * a).colwise() + t.topRightCorner<3, 1>();
+      *rms = std::sqrt((moved - b).colwise().squaredNorm().mean());
+    }
+    return GS_OK;
+  });
+}
+
+gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double *x, char *message,
+                             size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (n <= 0 || a == nullptr || b == nullptr || x == nullptr) {
+      copy_message(message, message_capacity, "empty system");
+      return GS_INVALID_ARGUMENT;
+    }
+    Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> m(a, n, n);
+    Eigen::Map<const Eigen::VectorXd> rhs(b, n);
+    Eigen::LDLT<Eigen::MatrixXd> ldlt(m);
+    if (ldlt.info() != Eigen::Success) {
+      copy_message(message, message_capacity, "matrix is not positive semi-definite");
+      return GS_NUMERICAL_ERROR;
+    }
+    Eigen::VectorXd solution = ldlt.solve(rhs);
+    if (!solution.allFinite()) {
+      copy_message(message, message_capacity, "singular system");
+      return GS_NUMERICAL_ERROR;
+    }
+    Eigen::Map<Eigen::VectorXd>(x, n) = solution;
+    return GS_OK;
+  });
+}
+
+gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbours, double stddev,
+                                  uint8_t *keep, char *message, size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (xyz == nullptr || keep == nullptr || n < 0 || neighbours < 1) {
+      copy_message(message, message_capacity, "invalid outlier-removal arguments");
+      return GS_INVALID_ARGUMENT;
+    }
+    std::memset(keep, 0, (size_t)n);
+    if (n <= neighbours) {
+      std::memset(keep, 1, (size_t)n);
+      return GS_OK;
+    }
+    auto cloud = to_cloud(xyz, n);
+    pcl::StatisticalOutlierRemoval<pcl::PointXYZ> filter;
+    filter.setInputCloud(cloud);
+    filter.setMeanK(neighbours);
+    filter.setStddevMulThresh(stddev);
+    pcl::Indices kept;
+    filter.filter(kept);
+    for (auto i : kept) keep[i] = 1;
+    return GS_OK;
+  });
+}
+
+gs_status gs_project_to_local_planes(const float *xyz, int32_t n, int32_t neighbours,
+                                     float *out_xyz, float *normals, char *message,
+                                     size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (xyz == nullptr || out_xyz == nullptr || normals == nullptr || n < 0 || neighbours < 3) {
+      copy_message(message, message_capacity, "invalid plane-projection arguments");
+      return GS_INVALID_ARGUMENT;
+    }
+    if (n < neighbours) {
+      copy_message(message, message_capacity, "fewer points than neighbours");
+      return GS_INVALID_ARGUMENT;
+    }
+    auto cloud = to_cloud(xyz, n);
+    pcl::KdTreeFLANN<pcl::PointXYZ> tree;
+    tree.setInputCloud(cloud);
+    std::vector<float> projected((size_t)n * 3), unit((size_t)n * 3);
+    pcl::Indices found;
+    std::vector<float> distances;
+    for (int32_t i = 0; i < n; ++i) {
+      tree.nearestKSearch((*cloud)[i], neighbours, found, distances);
+      Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+      for (auto j : found) mean += (*cloud)[j].getVector3fMap().cast<double>();
+      mean /= (double)found.size();
+      Eigen::Matrix3d covariance = Eigen::Matrix3d::Zero();
+      for (auto j : found) {
+        Eigen::Vector3d d = (*cloud)[j].getVector3fMap().cast<double>() - mean;
+        covariance += d * d.transpose();
+      }
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> solver(covariance);
+      Eigen::Vector3d normal = solver.eigenvectors().col(0);
+      Eigen::Vector3d p = (*cloud)[i].getVector3fMap().cast<double>();
+      Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
+      for (int k = 0; k < 3; ++k) {
+        projected[3 * i + k] = (float)q[k];
+        unit[3 * i + k] = (float)normal[k];
+      }
+    }
+    std::memcpy(out_xyz, projected.data(), projected.size() * sizeof(float));
+    std::memcpy(normals, unit.data(), unit.size() * sizeof(float));
+    return GS_OK;
+  });
+}
+
+gs_status gs_icp(const float *source, int32_t n, const float *target, int32_t m,
+                 double max_correspondence, int32_t iterations, double transform[16],
+                 double *fitness, int32_t *converged, char *message, size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (source == nullptr || target == nullptr || transform == nullptr || n < 3 || m < 3 ||
+        !(max_correspondence > 0) || iterations < 1) {
+      copy_message(message, message_capacity, "invalid ICP arguments");
+      return GS_INVALID_ARGUMENT;
+    }
+    pcl::IterativeClosestPoint<pcl::PointXYZ, pcl::PointXYZ> icp;
+    icp.setInputSource(to_cloud(source, n));
+    icp.setInputTarget(to_cloud(target, m));
+    icp.setMaxCorrespondenceDistance(max_correspondence);
+    icp.setMaximumIterations(iterations);
+    pcl::PointCloud<pcl::PointXYZ> aligned;
+    icp.align(aligned);
+    Eigen::Matrix4f t = icp.getFinalTransformation();
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c) transform[4 * r + c] = t(r, c);
+    if (fitness) *fitness = icp.getFitnessScore(max_correspondence);
+    if (converged) *converged = icp.hasConverged() ? 1 : 0;
+    return GS_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import PointCloud
+import Registration
+import ScanIO
+
+/// `headscan reconstruct SCAN -o CLOUD.ply` (contract §6).
+struct ReconstructCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "reconstruct",
+    abstract: "Register a scan's frames through the cap markers and fuse them into one head point cloud.",
+    discussion: """
+      Writes a binary little-endian PLY (x y z in metres in the world frame of contract §5 —
+      the lowest registered marker id's own frame — normals, colour), atomically.
+
+      Examples:
+        headscan reconstruct fixtures/scans/orbit-small -o head.ply
+        headscan reconstruct scan.rgbdscan -o head.ply --json registration.json
+      """)
+
+  @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
+  var scan: String
+
+  @Option(name: .shortAndLong, help: "The point cloud to write (.ply).")
+  var output: String
+
+  @Option(help: "Also write the registration summary as JSON.")
+  var json: String?
+
+  @Option(help: "Voxel size of the fused cloud, mm.")
+  var voxel: Double = 1
+
+  @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    guard voxel >= 0.2, voxel <= 10 else { throw ValidationError("--voxel must be 0.2…10 mm") }
+  }
+
+  struct Summary: Encodable {
+    struct Rejected: Encodable {
+      var frame: Int
+      var reason: String
+    }
+    var frames: Int
+    var framesRegistered: Int
+    var markers: Int
+    var markersRegistered: Int
+    var worldMarker: Int
+    var cornerRMS: Double
+    var points: Int
+    var offCapDetections: Int
+    var rejected: [Rejected]
+  }
+
+  func run() throws {
+    try reportingErrors {
+      for path in [output, json].compactMap({ $0 }) { try checkOutput(path, isNot: [scan]) }
+      try AtomicFile.checkFolder(of: output)
+      let reader = try openScan(at: scan)
+      for warning in reader.warnings { printWarning(warning.description, options: global) }
+      var options = ReconstructionOptions.default
+      options.voxelSize = voxel / 1000
+      var bars: [ReconstructionStage: ProgressReporter] = [:]
+      let result = try naming(scan) {
+        try reconstructHead(reader, options: options) { stage, done, total in
+          if stage == .optimising { return }
+          let bar = bars[stage] ?? ProgressReporter(stage.rawValue, total: total, options: global)
+          bars[stage] = bar
+          bar.update(done)
+        }
+      }
+      try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
+      let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
+      let summary = Summary(
+        frames: result.frames.count, framesRegistered: result.framesRegistered, markers: result.markersDetected.count,
+        markersRegistered: result.markers.count, worldMarker: result.worldMarkerID, cornerRMS: result.cornerRMS * 1000,
+        points: result.cloud.count, offCapDetections: result.offCapDetections, rejected: rejected)
+      if let json { try writeJSON(summary, to: json) }
+      print(render(summary, result: result))
+    }
+  }
+
+  func render(_ s: Summary, result: HeadReconstruction) -> String {
+    var lines = [
+      "frames      \(s.framesRegistered) of \(s.frames) registered",
+      "markers     \(s.markersRegistered) of \(s.markers) detected ids registered; world = marker \(s.worldMarker)",
+      String(format: "residual    corner RMS %.2f mm", s.cornerRMS),
+      "cloud       \(s.points) points → \(output)",
+    ]
+    let rejections = result.frames.compactMap(\.rejection)
+    let reasons = Dictionary(grouping: rejections, by: \.kind).map { "\($0.value.count) × \($0.key)" }.sorted()
+    if !reasons.isEmpty { lines.append("rejected    " + reasons.joined(separator: ", ") + " (per frame: --json)") }
+    let pnp = result.frames.reduce(0) { $0 + $1.liftedByPnP }, depth = result.frames.reduce(0) { $0 + $1.liftedByDepth }
+    lines.append("lifting     \(depth) markers by depth, \(pnp) by PnP (no depth)")
+    if s.offCapDetections > 0 { lines.append("ignored     \(s.offCapDetections) detections with ids not on the cap") }
+    return lines.joined(separator: "\n")
+  }
+}

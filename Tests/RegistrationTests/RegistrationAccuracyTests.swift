@@ -1,0 +1,90 @@
+import CVAI
+import Foundation
+import PointCloud
+import Registration
+import ScanEvaluation
+import ScanIO
+import ScanSimulator
+import Testing
+import _TestSupport
+
+/// Registration of simulated scans against the simulator's exact truth.
+struct RegistrationAccuracyTests {
+  static func simulate(_ configure: (inout SimulationOptions) -> Void, in folder: URL) throws -> (any ScanReader, SimulationTruth) {
+    var o = SimulationOptions()
+    o.frames = 48
+    o.seed = 8
+    o.head = .init(cranialIndex: 84, cvai: 6, flattenedSide: .right)
+    configure(&o)
+    let path = folder.appendingPathComponent("scan.rgbdscan").path
+    let result = try simulateScan(o, to: path, format: .stream)
+    return (try openScan(at: path), result.truth)
+  }
+
+  @Test func cleanOrbitMeetsTheAccuracyTargets() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let (scan, truth) = try Self.simulate({ _ in }, in: folder)
+      let result = try reconstructHead(scan)
+      let a = RegistrationAccuracy(result: result, truth: truth)
+      print("registration accuracy (48-frame orbit, 640×480): \(a); corner RMS \(result.cornerRMS * 1000) mm")
+      // The map itself, free of how the world sticker happens to be estimated: the targets.
+      #expect(a.aligned.markerTranslation <= 1.0)
+      #expect(a.aligned.markerRotation <= 0.5)
+      #expect(a.aligned.cameraTranslation <= 2.0)
+      #expect(a.aligned.cloudRMS <= 0.7)
+      #expect(a.aligned.cloudPointsScored > 20_000)
+      #expect(a.keptFraction >= 0.95)
+      // In the contract world the world sticker's own orientation error (a few tenths of a degree
+      // from four corners 16 mm apart) grows with distance from it.
+      #expect(a.world.markerTranslation <= 1.5)
+      #expect(a.world.markerRotation <= 1.0)
+      #expect(a.world.cameraTranslation <= 5.0)
+      #expect(a.world.cloudRMS <= 0.7)
+      #expect(result.worldMarkerID == result.markers.map(\.id).min())
+      #expect(result.markers.count >= 12, "\(result.markers.count) markers kept")
+      // Outward normals: they point away from the head's centre.
+      let centre = result.cloud.positions.reduce(SIMD3<Float>.zero, +) / Float(result.cloud.count)
+      let outward = zip(result.cloud.positions, result.cloud.normals).filter { (($0 - centre) * $1).sum() > 0 }.count
+      #expect(Double(outward) > 0.97 * Double(result.cloud.count))
+    }
+  }
+
+  @Test func aMarkerThatFallsOffKeepsItsPoseFromBefore() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let (scan, truth) = try Self.simulate({ $0.lostMarkers = [12: 20, 17: 24]; $0.frames = 40 }, in: folder)
+      let result = try reconstructHead(scan, options: { var o = ReconstructionOptions.default; o.fuse = false; return o }())
+      let a = RegistrationAccuracy(result: result, truth: truth)
+      #expect(a.aligned.markerTranslation <= 1.0 && a.aligned.markerRotation <= 0.5, "\(a)")
+      #expect(a.aligned.cameraTranslation <= 2.0, "\(a)")
+      #expect(a.keptFraction >= 0.95, "\(a)")
+      // A fallen sticker is mapped only from the frames before it fell.
+      #expect(result.frames.dropFirst(20).allSatisfy { !$0.detectedIDs.contains(12) })
+      if let twelve = result.markers.first(where: { $0.id == 12 }) {
+        #expect(twelve.observations <= result.frames.prefix(20).filter { $0.detectedIDs.contains(12) }.count)
+      }
+    }
+  }
+
+  @Test func halfAnOrbitRegistersWhatItSees() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let (scan, truth) = try Self.simulate({ $0.path.coverage = 0.5; $0.frames = 30 }, in: folder)
+      let result = try reconstructHead(scan, options: { var o = ReconstructionOptions.default; o.fuse = false; return o }())
+      let a = RegistrationAccuracy(result: result, truth: truth)
+      // Fewer sightings a marker: orientations are looser, positions and cameras still right.
+      #expect(a.aligned.markerTranslation <= 1.0 && a.aligned.markerRotation <= 1.5, "\(a)")
+      #expect(a.aligned.cameraTranslation <= 2.0, "\(a)")
+      #expect(result.markers.count < truth.markers.count, "half an orbit cannot see the whole cap")
+    }
+  }
+
+  @Test func aScanWithoutMarkersIsAClearError() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let (scan, _) = try Self.simulate({ $0.markerCount = 0; $0.frames = 4; $0.width = 320; $0.height = 240 }, in: folder)
+      #expect {
+        try reconstructHead(scan)
+      } throws: { error in
+        String(describing: error).contains("no cap markers detected in any frame")
+      }
+    }
+  }
+}
