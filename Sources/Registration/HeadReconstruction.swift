@@ -15,7 +15,7 @@ public struct ReconstructionOptions: Sendable, Hashable {
   /// Frames whose corner RMS after optimisation exceeds this are rejected, metres.
   public var maximumFrameRMS = 0.003
   /// Huber threshold of the robust loss, metres.
-  public var huberThreshold = 0.0015
+  public var huberThreshold = 0.0005
   /// Levenberg–Marquardt iterations at most.
   public var iterations = 40
   /// Whether to fuse the depth into a cloud (pass 2).

@@ -103,7 +103,7 @@ extension LiftedMarker {
     if facing < options.minimumFacing { return nil }
   }
 
-  /// Depth at the four corners from one quadric `z(du, dv)` fitted to every valid depth pixel of the
+  /// Depth at the four corners from one quadric in inverse depth `1/z(du, dv)` fitted to every valid depth pixel of the
   /// sticker (the quad enlarged by a quarter, which takes in its white margin), robustly refitted once.
   ///
   /// Hundreds of samples instead of a few dozen per corner, and the quadric follows the cap's
@@ -141,16 +141,21 @@ extension LiftedMarker {
       for x in x0...x1 {
         let z = depth[x, y]
         guard z.isFinite, inside(SIMD2(Double(x), Double(y))) else { continue }
-        samples.append(((Double(x) - centre.x) / scale, (Double(y) - centre.y) / scale, Double(z)))
+        // Inverse depth: exactly linear in pixel coordinates for a plane, however obliquely seen.
+        samples.append(((Double(x) - centre.x) / scale, (Double(y) - centre.y) / scale, 1 / Double(z)))
       }
     }
     guard samples.count >= minimumSamples, var fit = quadricFit(samples) else { return nil }
-    let residuals = samples.map { abs($0.z - quadric(fit, $0.u, $0.v)) }
+    // Residuals in metres (δz ≈ z² δw).
+    let residuals = samples.map { s -> Double in
+      let z = 1 / s.z
+      return abs(1 / quadric(fit, s.u, s.v) - z)
+    }
     let mad = residuals.sorted()[residuals.count / 2] * 1.4826
     let kept = zip(samples, residuals).filter { $0.1 <= max(0.001, 3 * mad) }.map(\.0)
     guard kept.count >= minimumSamples, let refit = quadricFit(kept), mad < 0.003 else { return nil }
     fit = refit
-    let depths = corners.map { quadric(fit, ($0.x - centre.x) / scale, ($0.y - centre.y) / scale) }
+    let depths = corners.map { 1 / quadric(fit, ($0.x - centre.x) / scale, ($0.y - centre.y) / scale) }
     return depths.allSatisfy { $0 > 0 && $0.isFinite } ? depths : nil
   }
 
