@@ -83,3 +83,13 @@ public struct LandmarkFile: Sendable, Hashable {
     return try! encoder.encode(Document(landmarks: entries))
   }
 }
+
+/// The stem that a scan's companion files extend: `scan.rgbdscan` → `scan`, `folder/` → `folder`.
+///
+/// Landmarks live in `<stem>.landmarks.json`, simulator truth in `<stem>.truth.json`.
+public func companionBase(of scanPath: String) -> String {
+  var path = scanPath
+  while path.hasSuffix("/") { path.removeLast() }
+  if path.hasSuffix(".rgbdscan") { path.removeLast(".rgbdscan".count) }
+  return path
+}

@@ -161,8 +161,11 @@ public func simulateScan(
       let frame = rendered.take(k)
       let timestamp = Double(i) / options.fps
       try append(timestamp, frame.depth, frame.bgra)
-      for seen in frame.landmarks where seen.score > (best[seen.name]?.score ?? -1) {
-        best[seen.name] = (i, seen.u, seen.v, seen.score)
+      // A user marks a landmark where it is seen squarely, in a frame that also shows
+      // enough stickers to be registered: frames with five or more in view come first.
+      let registrable = frame.visibleMarkers.count >= 5 ? 1.0 : 0.0
+      for seen in frame.landmarks where seen.score + registrable > (best[seen.name]?.score ?? -1) {
+        best[seen.name] = (i, seen.u, seen.v, seen.score + registrable)
       }
       cameras.append(.init(frame: i, timestamp: timestamp, headFromCamera: poses[i], visibleMarkers: frame.visibleMarkers))
       progress?(i + 1, options.frames)
@@ -208,14 +211,6 @@ public func simulateScan(
   encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
   try AtomicFile.write(try encoder.encode(truth), to: truthPath)
   return SimulationResult(scanPath: path, landmarksPath: landmarksPath, truthPath: truthPath, truth: truth)
-}
-
-/// `scan.rgbdscan` → `scan`, `folder/` → `folder`: the stem that companion files extend.
-public func companionBase(of scanPath: String) -> String {
-  var path = scanPath
-  while path.hasSuffix("/") { path.removeLast() }
-  if path.hasSuffix(".rgbdscan") { path.removeLast(".rgbdscan".count) }
-  return path
 }
 
 /// Rendered frames of one batch, filled from several threads, each slot once.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ArucoBridge
 import Foundation
+import Registration
 import ScanIO
 
 #if canImport(Glibc)
@@ -109,7 +110,7 @@ final class ProgressReporter {
       lastDraw = Date()
       let width = 28
       let filled = width * done / total
-      let eta = rate > 0 ? Double(total - done) / rate : 0
+      let eta = rate > 0 && elapsed >= 0.5 ? Double(total - done) / rate : 0
       let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
       let line = String(format: "\r%@ %@ %d/%d  %.1f frames/s  ETA %@ ", label, bar, done, total, rate, Self.duration(eta))
       FileHandle.standardError.write(Data(line.utf8))
@@ -118,13 +119,25 @@ final class ProgressReporter {
       let decile = done * 10 / total
       guard decile != lastDecile else { return }
       lastDecile = decile
-      let line = String(format: "%@: %d/%d frames (%d%%), %.1f frames/s\n", label, done, total, decile * 10, rate)
+      let speed = elapsed >= 0.5 ? String(format: ", %.1f frames/s", rate) : ""
+      let line = String(format: "%@: %d/%d frames (%d%%)%@\n", label, done, total, decile * 10, speed)
       FileHandle.standardError.write(Data(line.utf8))
     }
   }
 
   static func duration(_ seconds: Double) -> String {
     seconds >= 60 ? String(format: "%dm%02ds", Int(seconds) / 60, Int(seconds) % 60) : String(format: "%.0fs", seconds)
+  }
+}
+
+/// A progress callback for ``reconstructHead``: one bar a stage (the optimisation is quick and silent).
+func stageProgress(_ options: GlobalOptions) -> (ReconstructionStage, Int, Int) -> Void {
+  var bars: [ReconstructionStage: ProgressReporter] = [:]
+  return { stage, done, total in
+    if stage == .optimising { return }
+    let bar = bars[stage] ?? ProgressReporter(stage.rawValue, total: total, options: options)
+    bars[stage] = bar
+    bar.update(done)
   }
 }
 

@@ -16,7 +16,7 @@ struct Headscan: ParsableCommand {
         headscan markers fixtures/scans/orbit-small.rgbdscan --json markers.json
         headscan simulate out/plagio.rgbdscan --cvai 8 --frames 300
       """,
-    subcommands: [InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, SimulateCommand.self, EvaluateCommand.self])
+    subcommands: [InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, SimulateCommand.self, EvaluateCommand.self])
 }
 
 /// Options every command takes.

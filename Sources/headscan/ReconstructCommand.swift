@@ -60,15 +60,7 @@ struct ReconstructCommand: ParsableCommand {
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       var options = ReconstructionOptions.default
       options.voxelSize = voxel / 1000
-      var bars: [ReconstructionStage: ProgressReporter] = [:]
-      let result = try naming(scan) {
-        try reconstructHead(reader, options: options) { stage, done, total in
-          if stage == .optimising { return }
-          let bar = bars[stage] ?? ProgressReporter(stage.rawValue, total: total, options: global)
-          bars[stage] = bar
-          bar.update(done)
-        }
-      }
+      let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
       let summary = Summary(

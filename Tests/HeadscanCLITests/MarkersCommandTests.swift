@@ -116,3 +116,45 @@ struct ReconstructCommandTests {
     }
   }
 }
+
+struct MeasureCommandTests {
+  static let contractKeys = ["cvai", "cva", "diagonalA", "diagonalB", "ci", "length", "width", "circumference", "measurementLevel", "severity", "registration"]
+
+  @Test func measureWritesEveryContractKeyCloseToTheTruth() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = folder.appendingPathComponent("m.rgbdscan").path
+      let simulate = try Headscan.run(["simulate", scan, "--frames", "36", "--cvai", "8", "--side", "left", "--seed", "3", "--quiet"])
+      #expect(simulate.status == 0, "\(simulate.stderr)")
+      let report = folder.appendingPathComponent("report.json").path
+      let run = try Headscan.run(["measure", scan, "--json", report, "--quiet"])
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(run.stdout.hasPrefix("CVAI"))
+      let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as! [String: Any]
+      for key in Self.contractKeys { #expect(json[key] != nil, "report lacks '\(key)'") }
+      let registration = json["registration"] as! [String: Any]
+      for key in ["frames", "framesRegistered", "markers", "markersRegistered", "cornerRMS"] { #expect(registration[key] != nil) }
+      let truth = (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.appendingPathComponent("m.truth.json").path))) as! [String: Any])["measures"] as! [String: Any]
+      #expect(abs((json["cvai"] as! Double) - (truth["cvai"] as! Double)) <= 0.3)
+      #expect(json["severity"] as! Int == truth["severity"] as! Int)
+    }
+  }
+
+  @Test func badLandmarksFailInOneLineNamingTheFile() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = TestFiles.fixture("scans/tiny.rgbdscan").path
+      let cases: [(String, String)] = [
+        (#"{"landmarks": [{"name": "nasion", "frame": 0, "u": 1, "v": 1}]}"#, "landmark 'noseTip' is missing"),
+        (#"{"landmarks": [{"name": "nose", "frame": 0, "u": 1, "v": 1}]}"#, "unknown landmark 'nose'"),
+        (#"{"landmarks": [{"name": "nasion", "u": 1, "v": 1}, {"name": "noseTip", "frame": 0, "u": 1, "v": 1}, {"name": "leftEar", "frame": 0, "u": 1, "v": 1}, {"name": "rightEar", "frame": 0, "u": 1, "v": 1}]}"#, "landmark 'nasion' needs either frame, u and v, or x, y and z"),
+        (#"{"landmarks": [ {"name": "#, "not valid JSON"),
+      ]
+      for (text, problem) in cases {
+        let landmarks = folder.appendingPathComponent("l.landmarks.json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: landmarks))
+        let run = try Headscan.run(["measure", scan, "--landmarks", landmarks, "--quiet"])
+        #expect(run.status == 1)
+        #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains(landmarks) && run.stderr.contains(problem), "\(run.stderr)")
+      }
+    }
+  }
+}

@@ -11,6 +11,10 @@ import _TestSupport
 /// Registration of simulated scans against the simulator's exact truth.
 struct RegistrationAccuracyTests {
   static func simulate(_ configure: (inout SimulationOptions) -> Void, in folder: URL) throws -> (any ScanReader, SimulationTruth) {
+    try simulateWithLandmarks(configure, in: folder).0
+  }
+
+  static func simulateWithLandmarks(_ configure: (inout SimulationOptions) -> Void, in folder: URL) throws -> ((any ScanReader, SimulationTruth), String) {
     var o = SimulationOptions()
     o.frames = 48
     o.seed = 8
@@ -18,13 +22,26 @@ struct RegistrationAccuracyTests {
     configure(&o)
     let path = folder.appendingPathComponent("scan.rgbdscan").path
     let result = try simulateScan(o, to: path, format: .stream)
-    return (try openScan(at: path), result.truth)
+    return ((try openScan(at: path), result.truth), result.landmarksPath)
   }
 
   @Test func cleanOrbitMeetsTheAccuracyTargets() throws {
     try TestFiles.withTemporaryFolder { folder in
-      let (scan, truth) = try Self.simulate({ _ in }, in: folder)
+      let ((scan, truth), landmarksPath) = try Self.simulateWithLandmarks({ _ in }, in: folder)
       let result = try reconstructHead(scan)
+
+      // The whole chain: landmarks → head frame → 1 mm layers → measures, against the exact truth.
+      let points = try liftLandmarks(LandmarkFile(path: landmarksPath), path: landmarksPath, scan: scan, reconstruction: result)
+      let frame = try HeadFrame(nasion: points["nasion"]!, noseTip: points["noseTip"]!, leftEar: points["leftEar"]!, rightEar: points["rightEar"]!)
+      let measured = try measureHead(points: result.cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) })
+      let m = measured.measures, t = truth.measures
+      print(String(format: "measures − truth: CVAI %+.2f, A %+.2f mm, B %+.2f mm, length %+.2f mm, width %+.2f mm, circumference %+.2f mm", m.cvai - t.cvai, m.diagonalA - t.diagonalA, m.diagonalB - t.diagonalB, m.length - t.length, m.width - t.width, m.circumference - t.circumference))
+      #expect(abs(m.cvai - t.cvai) <= 0.3)
+      #expect(abs(m.diagonalA - t.diagonalA) <= 1.0 && abs(m.diagonalB - t.diagonalB) <= 1.0)
+      #expect(abs(m.length - t.length) <= 1.0 && abs(m.width - t.width) <= 1.0)
+      #expect(abs(m.circumference - t.circumference) <= 2.0)
+      #expect(m.severity == t.severity)
+      #expect(m.flattenedSide == t.flattenedSide)
       let a = RegistrationAccuracy(result: result, truth: truth)
       print("registration accuracy (48-frame orbit, 640×480): \(a); corner RMS \(result.cornerRMS * 1000) mm")
       // The map itself, free of how the world sticker happens to be estimated: the targets.

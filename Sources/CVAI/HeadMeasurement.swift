@@ -1,0 +1,60 @@
+import Foundation
+
+/// The contract §4 measures of a head from its surface points.
+public struct HeadMeasurement: Sendable {
+  /// The measures on the contour at the measurement level.
+  public var measures: HeadShapeMeasures
+  /// The parabola-fitted measurement level.
+  public var level: MeasurementLevel
+  /// The contour at h* and how much of it was measured.
+  public var contourAtLevel: LayerEstimate
+  /// Every closed layer from 0 up, 1 mm apart by default.
+  public var layers: [LayerEstimate]
+}
+
+/// Why a head could not be measured.
+public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// No layer above the ears' plane closes (too little of the head was scanned).
+  case noClosedLayer
+  /// The contour at the measurement level is not closed; fraction measured and widest gap.
+  case openContourAtLevel(height: Double, measured: Double, gap: Double)
+  /// The contour's centroid lies outside it.
+  case degenerateContour(height: Double)
+
+  public var description: String {
+    switch self {
+    case .noClosedLayer: return "no closed contour above the ears' plane (is the whole head in the scan?)"
+    case .openContourAtLevel(let h, let measured, let gap):
+      return String(format: "the contour at the measurement level (%.1f mm) is open: %.0f %% measured, a %.0f° gap", h, measured * 100, gap)
+    case .degenerateContour(let h): return String(format: "the contour at %.1f mm is degenerate", h)
+    }
+  }
+}
+
+/// Slices head-frame points (metres) into layers and measures the head per contract §4.
+///
+/// Layers every `options.spacing` mm from 0 up to the highest closed one; the
+/// measurement level h* is the parabola vertex over the longest layer ± 10 mm;
+/// the measures come from the contour estimated at h*.
+/// - Throws: ``MeasurementError``.
+public func measureHead(points: [SIMD3<Double>], options: SlicingOptions = .default) throws(MeasurementError) -> HeadMeasurement {
+  let millimetres = points.map { $0 * 1000 }
+  guard let top = millimetres.map(\.z).max(), top > 0 else { throw .noClosedLayer }
+  func closed(_ e: LayerEstimate) -> Bool {
+    e.measuredFraction >= options.minimumMeasuredFraction && e.largestGap <= options.maximumGap
+  }
+  var layers: [LayerEstimate] = []
+  var h = 0.0
+  while h <= top {
+    if let e = estimateLayer(points: millimetres, height: h, options: options), closed(e) { layers.append(e) }
+    h += options.spacing
+  }
+  guard !layers.isEmpty else { throw .noClosedLayer }
+  let level = MeasurementLevel(heights: layers.map(\.contour.height), perimeters: layers.map(\.contour.perimeter))
+  guard let atLevel = estimateLayer(points: millimetres, height: level.height, options: options) else { throw .noClosedLayer }
+  guard closed(atLevel) else {
+    throw .openContourAtLevel(height: level.height, measured: atLevel.measuredFraction, gap: atLevel.largestGap)
+  }
+  guard let measures = HeadShapeMeasures(contour: atLevel.contour) else { throw .degenerateContour(height: level.height) }
+  return HeadMeasurement(measures: measures, level: level, contourAtLevel: atLevel, layers: layers)
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// One layer's contour estimated from a point cloud.
+public struct LayerEstimate: Sendable, Hashable {
+  /// The contour (millimetres, layer coordinates: x anterior, y left).
+  public var contour: LayerContour
+  /// Fraction of the 1° angular bins that held points (the rest is interpolated by the fit), 0…1.
+  public var measuredFraction: Double
+  /// Largest run of empty bins, degrees.
+  public var largestGap: Double
+  /// Points that fell in the layer's band.
+  public var points: Int
+}
+
+/// Slicing parameters. Lengths in millimetres.
+public struct SlicingOptions: Sendable, Hashable {
+  /// Distance between layers (contract: 1 mm unless the user sets another).
+  public var spacing = 1.0
+  /// Points within ± this of a layer's plane belong to it.
+  public var halfBand = 1.0
+  /// Angular bins around the layer centre.
+  public var bins = 360
+  /// Harmonics of the smooth radius function r(θ) that fills empty bins.
+  public var harmonics = 16
+  /// Measured bins are averaged over ± this many neighbouring measured bins.
+  public var smoothingBins = 2
+  /// A layer is closed when at least this fraction of bins is measured…
+  public var minimumMeasuredFraction = 0.6
+  /// …and no gap is wider than this, degrees.
+  public var maximumGap = 45.0
+
+  public static let `default` = SlicingOptions()
+
+  public init() {}
+}
+
+/// Estimates the contour of the layer `z = height` from head-frame points (millimetres).
+///
+/// Points within the band are binned by angle (1°) around their centroid; each
+/// bin's radius is the median of its points (robust to noise and stray points),
+/// averaged with its measured neighbours (±2°: noise would otherwise lengthen the
+/// perimeter, and sharp features stay sharp). Empty bins take the value of a
+/// 16-harmonic Fourier series fitted to the measured bins by least squares,
+/// which bridges holes smoothly.
+/// - Returns: `nil` when the band holds too few points for the fit.
+public func estimateLayer(points: [SIMD3<Double>], height: Double, options: SlicingOptions = .default) -> LayerEstimate? {
+  let band = points.filter { abs($0.z - height) <= options.halfBand }
+  guard band.count >= 4 * options.harmonics + 4 else { return nil }
+  let centre = band.reduce(SIMD2<Double>.zero) { $0 + SIMD2($1.x, $1.y) } / Double(band.count)
+  var radii = [[Double]](repeating: [], count: options.bins)
+  for p in band {
+    let d = SIMD2(p.x, p.y) - centre
+    var angle = atan2(d.y, d.x)
+    if angle < 0 { angle += 2 * .pi }
+    let bin = min(options.bins - 1, Int(angle / (2 * .pi) * Double(options.bins)))
+    radii[bin].append((d * d).sum().squareRoot())
+  }
+  var medians = [Double?](repeating: nil, count: options.bins)
+  var samples: [(theta: Double, r: Double)] = []
+  for (k, values) in radii.enumerated() where !values.isEmpty {
+    let sorted = values.sorted()
+    let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    medians[k] = median
+    samples.append(((Double(k) + 0.5) / Double(options.bins) * 2 * .pi, median))
+  }
+  var gap = 0, largest = 0
+  for k in 0..<(2 * options.bins) {
+    if medians[k % options.bins] == nil {
+      gap += 1
+      largest = max(largest, min(gap, options.bins))
+    } else {
+      gap = 0
+    }
+  }
+  let harmonics = min(options.harmonics, max(1, samples.count / 4 - 1))
+  guard let coefficients = fitFourier(samples, harmonics: harmonics) else { return nil }
+  // Measured bins: local average of medians (keeps sharp features); empty bins: the smooth fit.
+  let outline = (0..<options.bins).map { k -> SIMD2<Double> in
+    let theta = (Double(k) + 0.5) / Double(options.bins) * 2 * .pi
+    var radius = evaluateFourier(coefficients, theta)
+    if medians[k] != nil {
+      let window = (-options.smoothingBins...options.smoothingBins).compactMap { medians[(k + $0 + options.bins) % options.bins] }
+      radius = window.reduce(0, +) / Double(window.count)
+    }
+    return centre + radius * SIMD2(cos(theta), sin(theta))
+  }
+  return LayerEstimate(
+    contour: LayerContour(points: outline, height: height),
+    measuredFraction: Double(samples.count) / Double(options.bins),
+    largestGap: Double(largest) * 360 / Double(options.bins), points: band.count)
+}
+
+/// Least-squares `r(θ) = a0 + Σ a_k cos kθ + b_k sin kθ`; coefficients as [a0, a1, b1, a2, b2, …].
+func fitFourier(_ samples: [(theta: Double, r: Double)], harmonics: Int) -> [Double]? {
+  let n = 2 * harmonics + 1
+  var m = [Double](repeating: 0, count: n * n), v = [Double](repeating: 0, count: n)
+  for s in samples {
+    var row = [1.0]
+    for k in 1...harmonics { row += [cos(Double(k) * s.theta), sin(Double(k) * s.theta)] }
+    for i in 0..<n {
+      v[i] += row[i] * s.r
+      for j in 0..<n { m[i * n + j] += row[i] * row[j] }
+    }
+  }
+  // Gaussian elimination with partial pivoting (small, well-conditioned system).
+  for c in 0..<n {
+    guard let pivot = (c..<n).max(by: { abs(m[$0 * n + c]) < abs(m[$1 * n + c]) }), abs(m[pivot * n + c]) > 1e-12 else { return nil }
+    if pivot != c {
+      for j in 0..<n { m.swapAt(c * n + j, pivot * n + j) }
+      v.swapAt(c, pivot)
+    }
+    for r in (c + 1)..<n {
+      let f = m[r * n + c] / m[c * n + c]
+      if f == 0 { continue }
+      for j in c..<n { m[r * n + j] -= f * m[c * n + j] }
+      v[r] -= f * v[c]
+    }
+  }
+  var x = [Double](repeating: 0, count: n)
+  for r in stride(from: n - 1, through: 0, by: -1) {
+    var s = v[r]
+    for j in (r + 1)..<n { s -= m[r * n + j] * x[j] }
+    x[r] = s / m[r * n + r]
+  }
+  return x
+}
+
+func evaluateFourier(_ c: [Double], _ theta: Double) -> Double {
+  var r = c[0]
+  var k = 1
+  while 2 * k < c.count {
+    r += c[2 * k - 1] * cos(Double(k) * theta) + c[2 * k] * sin(Double(k) * theta)
+    k += 1
+  }
+  return r
+}

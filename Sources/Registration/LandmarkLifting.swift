@@ -1,0 +1,81 @@
+import Foundation
+import PointCloud
+import ScanIO
+
+/// Why a landmark could not be placed in 3D; each names the landmarks file and the landmark.
+public enum LandmarkError: Error, Sendable, Equatable, CustomStringConvertible {
+  case frameOutOfRange(path: String, name: String, frame: Int, frameCount: Int)
+  case frameNotRegistered(path: String, name: String, frame: Int, reason: String)
+  case pixelOutsideImage(path: String, name: String, frame: Int)
+  case noDepth(path: String, name: String, frame: Int)
+
+  public var description: String {
+    switch self {
+    case .frameOutOfRange(let path, let name, let frame, let count):
+      return "\(path): landmark '\(name)' refers to frame \(frame), but the scan has \(count) frames"
+    case .frameNotRegistered(let path, let name, let frame, let reason):
+      return "\(path): landmark '\(name)' is in frame \(frame), which has no pose (\(reason)); mark it in another frame"
+    case .pixelOutsideImage(let path, let name, let frame):
+      return "\(path): landmark '\(name)' lies outside frame \(frame)'s image"
+    case .noDepth(let path, let name, let frame):
+      return "\(path): landmark '\(name)' has no depth at its pixel in frame \(frame), nor a fused point along its ray"
+    }
+  }
+}
+
+/// Places the landmarks of a file in the reconstruction's world (metres).
+///
+/// A pixel landmark takes the median of the valid depth within ±2 pixels of its
+/// pixel (in its frame's depth map), lifted along its ray and moved to the world
+/// by the frame's pose; without depth there, the fused point nearest the camera
+/// among those within 2 mm of the ray. World landmarks are used as given.
+/// - Throws: ``LandmarkError`` or ``ScanIOError`` naming `path`.
+public func liftLandmarks(
+  _ file: LandmarkFile, path: String, scan: any ScanReader, reconstruction: HeadReconstruction
+) throws -> [String: SIMD3<Double>] {
+  var out: [String: SIMD3<Double>] = [:]
+  for name in LandmarkFile.names {
+    switch file.positions[name]! {
+    case .world(let p):
+      out[name] = p
+    case .pixel(let index, let u, let v):
+      guard index < scan.frameCount else {
+        throw LandmarkError.frameOutOfRange(path: path, name: name, frame: index, frameCount: scan.frameCount)
+      }
+      let diagnostics = reconstruction.frames[index]
+      guard let pose = diagnostics.worldFromCamera else {
+        throw LandmarkError.frameNotRegistered(path: path, name: name, frame: index, reason: diagnostics.rejection?.description ?? "not registered")
+      }
+      let frame = try scan.frame(at: index)
+      guard u >= -0.5, v >= -0.5, u < Double(frame.color.width) - 0.5, v < Double(frame.color.height) - 0.5 else {
+        throw LandmarkError.pixelOutsideImage(path: path, name: name, frame: index)
+      }
+      let depth = frame.depth
+      let du = (u + 0.5) * Double(depth.width) / Double(frame.color.width) - 0.5
+      let dv = (v + 0.5) * Double(depth.height) / Double(frame.color.height) - 0.5
+      let cx = Int(du.rounded()), cy = Int(dv.rounded())
+      var values: [Float] = []
+      for y in max(0, cy - 2)...min(depth.height - 1, cy + 2) {
+        for x in max(0, cx - 2)...min(depth.width - 1, cx + 2) where depth[x, y].isFinite { values.append(depth[x, y]) }
+      }
+      if !values.isEmpty {
+        let z = Double(values.sorted()[values.count / 2])
+        out[name] = pose.apply(depth.intrinsics.unproject(u: du, v: dv, depth: z))
+        continue
+      }
+      // No depth: the fused point nearest the camera along the pixel's ray.
+      let ray = pose.rotation * depth.intrinsics.unproject(u: du, v: dv, depth: 1).normalized
+      let origin = pose.translation
+      var best: (Double, SIMD3<Double>)?
+      for p in reconstruction.cloud.positions {
+        let q = SIMD3<Double>(p) - origin
+        let along = q.dot(ray)
+        guard along > 0, (q - along * ray).length < 0.002 else { continue }
+        if best == nil || along < best!.0 { best = (along, SIMD3<Double>(p)) }
+      }
+      guard let hit = best else { throw LandmarkError.noDepth(path: path, name: name, frame: index) }
+      out[name] = hit.1
+    }
+  }
+  return out
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import CVAI
+import Foundation
+import PointCloud
+import Registration
+import ScanIO
+
+extension CVAIDenominator: ExpressibleByArgument {}
+
+/// `headscan measure SCAN --landmarks L.json --json REPORT.json` (contract §6).
+struct MeasureCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "measure",
+    abstract: "Reconstruct a scan and compute CVAI, CVA, diagonals, CI, circumference and severity.",
+    discussion: """
+      The head frame comes from the four landmarks (contract §3–4); layers 1 mm apart from the
+      ears' plane up; the measurement level is the parabola vertex over the longest layer ± 10 mm.
+      Numbers in mm and percent.
+
+      Examples:
+        headscan measure fixtures/scans/orbit-small --landmarks fixtures/scans/orbit-small.landmarks.json --json report.json
+        headscan measure scan.rgbdscan --landmarks scan.landmarks.json --json report.json --cvai-denominator shorter
+      """)
+
+  @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
+  var scan: String
+
+  @Option(help: "The landmarks file (contract §3); default SCAN's name with .landmarks.json.")
+  var landmarks: String?
+
+  @Option(help: "Where to write the report (JSON, atomically).")
+  var json: String?
+
+  @Option(help: "CVAI denominator: longer (A, the default) or shorter (B).")
+  var cvaiDenominator: CVAIDenominator = .longer
+
+  @Option(help: "Also write the fused cloud (binary PLY).")
+  var cloud: String?
+
+  @OptionGroup var global: GlobalOptions
+
+  struct Report: Encodable {
+    struct Registration: Encodable {
+      var frames: Int
+      var framesRegistered: Int
+      var markers: Int
+      var markersRegistered: Int
+      var cornerRMS: Double
+    }
+    var cvai: Double
+    var cva: Double
+    var diagonalA: Double
+    var diagonalB: Double
+    var ci: Double
+    var length: Double
+    var width: Double
+    var circumference: Double
+    var measurementLevel: Double
+    var severity: Int
+    var registration: Registration
+    var cvaiDenominator: String
+    var cvaiLonger: Double
+    var cvaiShorter: Double
+    var cranialIndexClass: String
+    var flattenedSide: String
+    var headFrame: String
+    var contourMeasuredPercent: Double
+    var layers: Int
+    var scan: String
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let landmarksPath = landmarks ?? (companionBase(of: scan) + ".landmarks.json")
+      for output in [json, cloud].compactMap({ $0 }) { try checkOutput(output, isNot: [scan, landmarksPath]) }
+      let file = try LandmarkFile(path: landmarksPath)
+      let reader = try openScan(at: scan)
+      for warning in reader.warnings { printWarning(warning.description, options: global) }
+      let result = try naming(scan) { try reconstructHead(reader, progress: stageProgress(global)) }
+      let points = try liftLandmarks(file, path: landmarksPath, scan: reader, reconstruction: result)
+      let frame: HeadFrame
+      do {
+        frame = try HeadFrame(nasion: points["nasion"]!, noseTip: points["noseTip"]!, leftEar: points["leftEar"]!, rightEar: points["rightEar"]!)
+      } catch {
+        throw CommandError("\(landmarksPath): \(error)")
+      }
+      let headPoints = result.cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) }
+      let measurement: HeadMeasurement
+      do {
+        measurement = try measureHead(points: headPoints)
+      } catch {
+        throw CommandError("\(scan): \(error)")
+      }
+      let m = measurement.measures
+      let report = Report(
+        cvai: m.cvai(denominator: cvaiDenominator), cva: m.cva, diagonalA: m.diagonalA, diagonalB: m.diagonalB, ci: m.ci,
+        length: m.length, width: m.width, circumference: m.circumference, measurementLevel: measurement.level.height,
+        severity: m.severity,
+        registration: .init(
+          frames: result.frames.count, framesRegistered: result.framesRegistered, markers: result.markersDetected.count,
+          markersRegistered: result.markers.count, cornerRMS: result.cornerRMS * 1000),
+        cvaiDenominator: cvaiDenominator.rawValue, cvaiLonger: m.cvai, cvaiShorter: m.cvaiShorter,
+        cranialIndexClass: m.cranialIndexClass.rawValue, flattenedSide: m.flattenedSide.rawValue, headFrame: "landmarks",
+        contourMeasuredPercent: measurement.contourAtLevel.measuredFraction * 100, layers: measurement.layers.count, scan: scan)
+      if let json { try writeJSON(report, to: json) }
+      if let cloud { try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan measure \(scan)"), to: cloud) }
+      print(String(
+        format: """
+          CVAI        %.1f %% (%@ denominator)   severity %d (CHOA)   flattening: %@
+          CVA         %.1f mm   diagonals A %.1f mm, B %.1f mm
+          CI          %.1f (%@)   length %.1f mm, width %.1f mm
+          HC          %.1f mm at %.1f mm above the ears' plane (%.0f %% of the contour measured)
+          registered  %d of %d frames, %d markers, corner RMS %.2f mm
+          """,
+        report.cvai, cvaiDenominator.rawValue, report.severity, m.flattenedSide.rawValue, report.cva, report.diagonalA,
+        report.diagonalB, report.ci, m.cranialIndexClass.rawValue, report.length, report.width, report.circumference,
+        report.measurementLevel, report.contourMeasuredPercent, result.framesRegistered, result.frames.count,
+        result.markers.count, result.cornerRMS * 1000))
+    }
+  }
+}
