@@ -358,6 +358,8 @@ func registerFrames(
       id: id, worldFromMarker: RigidTransform(squareCorners: corners), corners: corners, observations: squares.count / 4,
       rms: (squares.reduce(0, +) / Double(squares.count)).squareRoot())
   }
-  let all = residuals.flatMap { $0.map { ($0 * $0).sum() } }
+  // Contract §6: RMS over the kept observations (those of kept markers in kept frames).
+  let keptIndices = Set(kept.map(\.0))
+  let all = zip(graph.observations, residuals).filter { keptIndices.contains($0.0.marker) }.flatMap { $0.1.map { ($0 * $0).sum() } }
   return RegistrationSolution(markers: markers, worldMarkerID: worldID, cornerRMS: (all.reduce(0, +) / Double(all.count)).squareRoot())
 }
