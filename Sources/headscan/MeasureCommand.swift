@@ -20,6 +20,7 @@ struct MeasureCommand: ParsableCommand {
       Examples:
         headscan measure fixtures/scans/orbit-small --landmarks fixtures/scans/orbit-small.landmarks.json --json report.json
         headscan measure scan.rgbdscan --landmarks scan.landmarks.json --json report.json --cvai-denominator shorter
+        headscan measure scan.rgbdscan --json report.json --plots figures
       """)
 
   @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
@@ -36,6 +37,9 @@ struct MeasureCommand: ParsableCommand {
 
   @Option(help: "Also write the fused cloud (binary PLY).")
   var cloud: String?
+
+  @Option(help: "Write SVG figures here: contour.svg (the ML contour with its chords), layers.svg, perimeter.svg.")
+  var plots: String?
 
   @OptionGroup var global: GlobalOptions
 
@@ -104,6 +108,19 @@ struct MeasureCommand: ParsableCommand {
         contourMeasuredPercent: measurement.contourAtLevel.measuredFraction * 100, layers: measurement.layers.count, scan: scan)
       if let json { try writeJSON(report, to: json) }
       if let cloud { try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan measure \(scan)"), to: cloud) }
+      if let plots {
+        do {
+          try FileManager.default.createDirectory(atPath: plots, withIntermediateDirectories: true)
+        } catch {
+          throw CommandError("\(plots): cannot create the folder: \((error as NSError).localizedDescription)")
+        }
+        let figures = [
+          ("contour.svg", HeadPlots.contourAtLevel(measurement, denominator: cvaiDenominator)),
+          ("layers.svg", HeadPlots.stackedLayers(measurement)),
+          ("perimeter.svg", HeadPlots.perimeterByHeight(measurement)),
+        ]
+        for (name, svg) in figures { try AtomicFile.write(Data(svg.utf8), to: plots + "/" + name) }
+      }
       print(String(
         format: """
           CVAI        %.1f %% (%@ denominator)   severity %d (CHOA)   flattening: %@

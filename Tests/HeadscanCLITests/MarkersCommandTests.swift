@@ -125,10 +125,16 @@ struct MeasureCommandTests {
       let scan = folder.appendingPathComponent("m.rgbdscan").path
       let simulate = try Headscan.run(["simulate", scan, "--frames", "36", "--cvai", "8", "--side", "left", "--seed", "3", "--quiet"])
       #expect(simulate.status == 0, "\(simulate.stderr)")
-      let report = folder.appendingPathComponent("report.json").path
-      let run = try Headscan.run(["measure", scan, "--json", report, "--quiet"])
+      let report = folder.appendingPathComponent("report.json").path, plots = folder.appendingPathComponent("figures").path
+      let run = try Headscan.run(["measure", scan, "--json", report, "--plots", plots, "--quiet"])
       #expect(run.status == 0, "\(run.stderr)")
       #expect(run.stdout.hasPrefix("CVAI"))
+      for name in ["contour.svg", "layers.svg", "perimeter.svg"] {
+        let svg = try String(contentsOfFile: plots + "/" + name, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"), "\(name) is not a whole SVG")
+      }
+      let contour = try String(contentsOfFile: plots + "/contour.svg", encoding: .utf8)
+      for label in ["length", "width", "+30°", "−30°", "CVAI", "anterior"] { #expect(contour.contains(label), "contour.svg lacks '\(label)'") }
       let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as! [String: Any]
       for key in Self.contractKeys { #expect(json[key] != nil, "report lacks '\(key)'") }
       let registration = json["registration"] as! [String: Any]
