@@ -11,16 +11,9 @@ struct Sphere {
   /// Fits |p|² = 2 c·p + (r² − |c|²); `nil` for fewer than 4 points or a degenerate set.
   init?(fitting points: [SIMD3<Double>]) {
     guard points.count >= 4 else { return nil }
-    var m = [Double](repeating: 0, count: 16), r = [Double](repeating: 0, count: 4)
-    for p in points {
-      let row = [2 * p.x, 2 * p.y, 2 * p.z, 1.0]
-      let target = p.dot(p)
-      for i in 0..<4 {
-        r[i] += row[i] * target
-        for j in 0..<4 { m[4 * i + j] += row[i] * row[j] }
-      }
+    guard let x = NativeGeometry.leastSquares(points, unknowns: 4, row: { ([2 * $0.x, 2 * $0.y, 2 * $0.z, 1], $0.dot($0)) }) else {
+      return nil
     }
-    guard let x = try? NativeGeometry.solveSymmetric(m, r) else { return nil }
     centre = SIMD3(x[0], x[1], x[2])
     let squared = x[3] + centre.dot(centre)
     guard squared > 0 else { return nil }
@@ -46,30 +39,21 @@ func fuseDepth(
   let registered = diagnostics.filter { $0.worldFromCamera != nil }
   let voxel = options.voxelSize
   var grid: [SIMD3<Int32>: VoxelSum] = [:]
-  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-  var start = 0
-  while start < registered.count {
-    let count = min(batch, registered.count - start)
-    let slots = ResultSlots<[(SIMD3<Double>, SIMD3<Double>)]>(count: count)
-    let first = start
-    DispatchQueue.concurrentPerform(iterations: count) { k in
-      slots.set(k, Result {
-        let d = registered[first + k]
-        let frame = try scan.frame(at: d.index)
-        return headPoints(frame, worldFromCamera: d.worldFromCamera!, centre: sphere.centre, inner: inner, outer: outer)
-      })
-    }
-    for k in 0..<count {
-      for (p, c) in try slots.get(k).get() {
+  try forEachInParallelBatches(
+    registered,
+    work: { d in
+      let frame = try scan.frame(at: d.index)
+      return headPoints(frame, worldFromCamera: d.worldFromCamera!, centre: sphere.centre, inner: inner, outer: outer)
+    },
+    consume: { points in
+      for (p, c) in points {
         let key = SIMD3<Int32>(Int32((p.x / voxel).rounded(.down)), Int32((p.y / voxel).rounded(.down)), Int32((p.z / voxel).rounded(.down)))
         grid[key, default: VoxelSum()].position += p
         grid[key, default: VoxelSum()].colour += c
         grid[key, default: VoxelSum()].count += 1
       }
-    }
-    start += count
-    progress(start, registered.count)
-  }
+    },
+    progress: progress)
   // Deterministic order: sort voxels by key.
   let cells = grid.sorted { ($0.key.x, $0.key.y, $0.key.z) < ($1.key.x, $1.key.y, $1.key.z) }.map(\.value)
   var positions = cells.map { SIMD3<Float>($0.position / Double($0.count)) }
@@ -100,8 +84,9 @@ func headPoints(
         let i = y * depth.width + x
         let d = z[i]
         guard d.isFinite else { continue }
-        let neighbours = [z[i - 1], z[i + 1], z[i - depth.width], z[i + depth.width]]
-        if neighbours.contains(where: { !$0.isFinite || abs($0 - d) > 0.006 }) { continue }
+        // Flying pixels: every 4-neighbour must have depth within 6 mm (a NaN fails the test).
+        func near(_ n: Float) -> Bool { abs(n - d) <= 0.006 }
+        guard near(z[i - 1]), near(z[i + 1]), near(z[i - depth.width]), near(z[i + depth.width]) else { continue }
         let p = worldFromCamera.apply(k.unproject(u: Double(x), v: Double(y), depth: Double(d)))
         let r = (p - centre).length
         guard r >= inner && r <= outer else { continue }

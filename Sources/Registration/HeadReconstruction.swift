@@ -167,36 +167,27 @@ public func reconstructHead(
   var lifted: [[LiftedMarker]] = []
   var diagnostics: [FrameDiagnostics] = []
   var offCap = 0
-  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-  var start = 0
-  while start < scan.frameCount {
-    let count = min(batch, scan.frameCount - start)
-    let slots = ResultSlots<(FrameDiagnostics, [LiftedMarker], Int)>(count: count)
-    let first = start
-    DispatchQueue.concurrentPerform(iterations: count) { k in
-      slots.set(k, Result {
-        let frame = try scan.frame(at: first + k)
-        var found = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
-        let before = found.count
-        if let capCount { found.removeAll { $0.id >= capCount } }
-        let markers = found.compactMap {
-          LiftedMarker(marker: $0, depth: frame.depth, colour: frame.color.intrinsics, sideLength: side, options: options.lifting)
-        }
-        let d = FrameDiagnostics(
-          index: frame.index, timestamp: frame.timestamp, detectedIDs: found.map(\.id),
-          liftedByDepth: markers.filter { $0.method == .depth }.count, liftedByPnP: markers.filter { $0.method == .pnp }.count)
-        return (d, markers, before - found.count)
-      })
-    }
-    for k in 0..<count {
-      let (d, markers, dropped) = try slots.get(k).get()
+  try forEachInParallelBatches(
+    Array(0..<scan.frameCount),
+    work: { index -> (FrameDiagnostics, [LiftedMarker], Int) in
+      let frame = try scan.frame(at: index)
+      var found = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
+      let before = found.count
+      if let capCount { found.removeAll { $0.id >= capCount } }
+      let markers = found.compactMap {
+        LiftedMarker(marker: $0, depth: frame.depth, colour: frame.color.intrinsics, sideLength: side, options: options.lifting)
+      }
+      let d = FrameDiagnostics(
+        index: frame.index, timestamp: frame.timestamp, detectedIDs: found.map(\.id),
+        liftedByDepth: markers.filter { $0.method == .depth }.count, liftedByPnP: markers.filter { $0.method == .pnp }.count)
+      return (d, markers, before - found.count)
+    },
+    consume: { d, markers, dropped in
       diagnostics.append(d)
       lifted.append(markers)
       offCap += dropped
-    }
-    start += count
-    progress?(.detecting, start, scan.frameCount)
-  }
+    },
+    progress: { done, total in progress?(.detecting, done, total) })
   let detectedIDs = Set(lifted.flatMap { $0.map(\.id) }).union(diagnostics.flatMap(\.detectedIDs)).sorted()
   guard !detectedIDs.isEmpty else { throw ReconstructionError.noMarkers(path: scan.path) }
 

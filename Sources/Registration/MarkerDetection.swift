@@ -30,31 +30,42 @@ public func detectMarkers(
   progress: ((Int, Int) -> Void)? = nil
 ) throws -> [FrameDetections] {
   let indices = frames ?? Array(0..<scan.frameCount)
-  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
   var results: [FrameDetections] = []
   results.reserveCapacity(indices.count)
-  var start = 0
-  while start < indices.count {
-    let slice = Array(indices[start..<min(indices.count, start + batch)])
-    let slots = ResultSlots<FrameDetections>(count: slice.count)
-    DispatchQueue.concurrentPerform(iterations: slice.count) { k in
-      slots.set(k, Result {
-        let frame = try scan.frame(at: slice[k])
-        let markers = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
-        return FrameDetections(
-          frameIndex: frame.index, timestamp: frame.timestamp, markers: markers,
-          validDepthFraction: Double(frame.depth.validCount) / Double(frame.depth.metres.count))
-      })
-    }
-    for k in 0..<slice.count { results.append(try slots.get(k).get()) }
-    start += slice.count
-    progress?(start, indices.count)
-  }
+  try forEachInParallelBatches(
+    indices,
+    work: { index in
+      let frame = try scan.frame(at: index)
+      let markers = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
+      return FrameDetections(
+        frameIndex: frame.index, timestamp: frame.timestamp, markers: markers,
+        validDepthFraction: Double(frame.depth.validCount) / Double(frame.depth.metres.count))
+    },
+    consume: { results.append($0) }, progress: { progress?($0, $1) })
   return results
 }
 
+/// Runs `work` on `items` in parallel batches of 2 × cores and hands each result to `consume`
+/// on the calling thread, in item order, whatever the thread timing; memory holds one batch.
+/// - Throws: the first error in item order (from `work` or `consume`).
+func forEachInParallelBatches<Item: Sendable, Value>(
+  _ items: [Item], work: @escaping @Sendable (Item) throws -> Value, consume: (Value) throws -> Void,
+  progress: (Int, Int) -> Void = { _, _ in }
+) throws {
+  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+  var start = 0
+  while start < items.count {
+    let slice = Array(items[start..<min(items.count, start + batch)])
+    let slots = ResultSlots<Value>(count: slice.count)
+    DispatchQueue.concurrentPerform(iterations: slice.count) { k in slots.set(k, Result { try work(slice[k]) }) }
+    for k in 0..<slice.count { try consume(slots.get(k).get()) }
+    start += slice.count
+    progress(start, items.count)
+  }
+}
+
 /// Fixed slots written once each from concurrent workers.
-final class ResultSlots<Value>: @unchecked Sendable {
+private final class ResultSlots<Value>: @unchecked Sendable {
   private var slots: [Result<Value, any Error>?]
   private let lock = NSLock()
 

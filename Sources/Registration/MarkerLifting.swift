@@ -165,15 +165,7 @@ extension LiftedMarker {
 
   /// Least-squares `z = q0 + q1 u + q2 v + q3 u² + q4 uv + q5 v²`.
   static func quadricFit(_ s: [(u: Double, v: Double, z: Double)]) -> [Double]? {
-    var m = [Double](repeating: 0, count: 36), r = [Double](repeating: 0, count: 6)
-    for p in s {
-      let row = [1, p.u, p.v, p.u * p.u, p.u * p.v, p.v * p.v]
-      for i in 0..<6 {
-        r[i] += row[i] * p.z
-        for j in 0..<6 { m[6 * i + j] += row[i] * row[j] }
-      }
-    }
-    return try? NativeGeometry.solveSymmetric(m, r)
+    NativeGeometry.leastSquares(s, unknowns: 6, row: { ([1, $0.u, $0.v, $0.u * $0.u, $0.u * $0.v, $0.v * $0.v], $0.z) })
   }
 
   /// Robust local-plane depth at sub-pixel (u, v) of the depth map, metres.
@@ -201,15 +193,7 @@ extension LiftedMarker {
 
   /// Least-squares `z = c + a·du + b·dv`.
   static func planeFit(_ s: [(du: Double, dv: Double, z: Double)]) -> (a: Double, b: Double, c: Double)? {
-    var m = [Double](repeating: 0, count: 9), r = [Double](repeating: 0, count: 3)
-    for p in s {
-      let row = [p.du, p.dv, 1.0]
-      for i in 0..<3 {
-        r[i] += row[i] * p.z
-        for j in 0..<3 { m[3 * i + j] += row[i] * row[j] }
-      }
-    }
-    guard let x = try? NativeGeometry.solveSymmetric(m, r) else { return nil }
+    guard let x = NativeGeometry.leastSquares(s, unknowns: 3, row: { ([$0.du, $0.dv, 1], $0.z) }) else { return nil }
     return (x[0], x[1], x[2])
   }
 }

@@ -33,6 +33,22 @@ enum NativeGeometry {
     return x
   }
 
+  /// Linear least squares through the normal equations: `row(sample)` gives a sample's
+  /// coefficients (one per unknown) and target. `nil` when the system is singular.
+  static func leastSquares<Samples: Sequence>(
+    _ samples: Samples, unknowns n: Int, row: (Samples.Element) -> (coefficients: [Double], target: Double)
+  ) -> [Double]? {
+    var m = [Double](repeating: 0, count: n * n), r = [Double](repeating: 0, count: n)
+    for sample in samples {
+      let (a, target) = row(sample)
+      for i in 0..<n {
+        r[i] += a[i] * target
+        for j in 0..<n { m[n * i + j] += a[i] * a[j] }
+      }
+    }
+    return try? solveSymmetric(m, r)
+  }
+
   /// Inlier mask of PCL's statistical outlier removal.
   static func statisticalInliers(_ points: [SIMD3<Float>], neighbours: Int, stddev: Double) throws(Failure) -> [Bool] {
     let flat = points.flatMap { [$0.x, $0.y, $0.z] }

@@ -195,30 +195,21 @@ public func replayFeedback(in scan: any ScanReader, progress: ((Int, Int) -> Voi
 func sightingsOfMarkers(in scan: any ScanReader, detector: MarkerDetector, progress: ((Int, Int) -> Void)?) throws -> [[FeedbackTracker.Sighting]] {
   let cap = scan.header.capMarkerCount
   var out: [[FeedbackTracker.Sighting]] = []
-  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-  var start = 0
-  while start < scan.frameCount {
-    let count = min(batch, scan.frameCount - start)
-    let slots = ResultSlots<[FeedbackTracker.Sighting]>(count: count)
-    let first = start
-    DispatchQueue.concurrentPerform(iterations: count) { k in
-      slots.set(k, Result {
-        let frame = try scan.frame(at: first + k)
-        let found = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
-        let sx = Double(frame.depth.width) / Double(frame.color.width), sy = Double(frame.depth.height) / Double(frame.color.height)
-        return found.filter { cap == nil || $0.id < cap! }.map { m in
-          let missing = m.corners.contains { c in
-            let x = min(frame.depth.width - 1, max(0, Int(((c.x + 0.5) * sx - 0.5).rounded())))
-            let y = min(frame.depth.height - 1, max(0, Int(((c.y + 0.5) * sy - 0.5).rounded())))
-            return !frame.depth[x, y].isFinite
-          }
-          return FeedbackTracker.Sighting(id: m.id, corners: m.corners, missingDepth: missing)
+  try forEachInParallelBatches(
+    Array(0..<scan.frameCount),
+    work: { index in
+      let frame = try scan.frame(at: index)
+      let found = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
+      let sx = Double(frame.depth.width) / Double(frame.color.width), sy = Double(frame.depth.height) / Double(frame.color.height)
+      return found.filter { cap == nil || $0.id < cap! }.map { m in
+        let missing = m.corners.contains { c in
+          let x = min(frame.depth.width - 1, max(0, Int(((c.x + 0.5) * sx - 0.5).rounded())))
+          let y = min(frame.depth.height - 1, max(0, Int(((c.y + 0.5) * sy - 0.5).rounded())))
+          return !frame.depth[x, y].isFinite
         }
-      })
-    }
-    for k in 0..<count { out.append(try slots.get(k).get()) }
-    start += count
-    progress?(start, scan.frameCount)
-  }
+        return FeedbackTracker.Sighting(id: m.id, corners: m.corners, missingDepth: missing)
+      }
+    },
+    consume: { out.append($0) }, progress: { progress?($0, $1) })
   return out
 }

@@ -91,12 +91,7 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
       let q = modelFromEstimate.apply(SIMD3<Double>(p))
       guard (headFromEstimate.apply(SIMD3<Double>(p))).z >= HeadShape.bumpCeiling else { continue }
       scored += 1
-      let h = 1e-5
-      let gradient = SIMD3(
-        head.implicit(q + [h, 0, 0]) - head.implicit(q - [h, 0, 0]),
-        head.implicit(q + [0, h, 0]) - head.implicit(q - [0, h, 0]),
-        head.implicit(q + [0, 0, h]) - head.implicit(q - [0, 0, h])) / (2 * h)
-      let d = head.implicit(q) / gradient.length
+      let d = head.surfaceDistance(q)
       sum += d * d
     }
     e.cloudRMS = (sum / Double(max(1, scored))).squareRoot() * 1000

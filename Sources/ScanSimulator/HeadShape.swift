@@ -161,15 +161,23 @@ public struct HeadShape: Sendable, Hashable {
     return (dx * dx + p.y * p.y).squareRoot() - radius(z: p.z, phi: atan2(p.y, dx))
   }
 
-  /// Outward unit normal at (or near) the surface, from the implicit function's gradient.
-  public func normal(at p: SIMD3<Double>) -> SIMD3<Double> {
-    let h = 1e-5
-    let g = SIMD3(
+  /// Central differences of ``implicit(_:)`` over ±`step` (metres) along x, y and z.
+  private func differences(at p: SIMD3<Double>, step h: Double = 1e-5) -> SIMD3<Double> {
+    SIMD3(
       implicit(p + [h, 0, 0]) - implicit(p - [h, 0, 0]),
       implicit(p + [0, h, 0]) - implicit(p - [0, h, 0]),
       implicit(p + [0, 0, h]) - implicit(p - [0, 0, h]))
-    return g.normalized
   }
+
+  /// Gradient of ``implicit(_:)`` by central differences (10 µm steps).
+  public func gradient(at p: SIMD3<Double>) -> SIMD3<Double> { differences(at: p) / 2e-5 }
+
+  /// Outward unit normal at (or near) the surface, from the implicit function's gradient.
+  public func normal(at p: SIMD3<Double>) -> SIMD3<Double> { differences(at: p).normalized }
+
+  /// Distance from a point near the surface to it, metres, to first order: F / |∇F|
+  /// (signed: positive outside).
+  public func surfaceDistance(_ p: SIMD3<Double>) -> Double { implicit(p) / gradient(at: p).length }
 
   /// Where the line `origin + t · direction` crosses the surface, for t in `range` (bisection).
   public func crossing(from origin: SIMD3<Double>, direction: SIMD3<Double>, in range: ClosedRange<Double>) -> SIMD3<Double>? {
