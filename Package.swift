@@ -18,6 +18,7 @@ let package = Package(
     .library(name: "CVAI", targets: ["CVAI"]),
     .library(name: "ScanSimulator", targets: ["ScanSimulator"]),
     .library(name: "ScanEvaluation", targets: ["ScanEvaluation"]),
+    .library(name: "Agreement", targets: ["Agreement"]),
     .executable(name: "headscan", targets: ["headscan"]),
   ],
   dependencies: [
@@ -29,6 +30,7 @@ let package = Package(
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
     .target(name: "CVAI", dependencies: ["PointCloud"]),
+    .target(name: "Agreement", dependencies: ["CVAI", "PointCloud", "ScanIO"]),
     .target(
       name: "Registration",
       dependencies: ["ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim"]),
@@ -38,13 +40,13 @@ let package = Package(
 
     .target(
       name: "ScanEvaluation",
-      dependencies: ["Registration", "ScanSimulator", "ScanIO", "PointCloud"]),
+      dependencies: ["Registration", "ScanSimulator", "ScanIO", "PointCloud", "CVAI"]),
 
     // Command-line tool.
     .executableTarget(
       name: "headscan",
       dependencies: [
-        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "ScanSimulator", "ScanEvaluation",
+        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -73,9 +75,10 @@ let package = Package(
 
     // Tests.
     .target(name: "_TestSupport", exclude: ["README.md"]),
-    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "_TestSupport"]),
+    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_TestSupport"]),
     .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "ScanIO", "_ArucoShim", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "AgreementTests", dependencies: ["Agreement", "CVAI", "_TestSupport"]),
     .testTarget(
       name: "ScanSimulatorTests",
       dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_TestSupport"]),

@@ -22,7 +22,7 @@ struct Sphere {
 }
 
 /// Running sums of the points that fall in one voxel.
-private struct VoxelSum {
+struct VoxelSum {
   var position = SIMD3<Double>.zero
   var colour = SIMD3<Double>.zero
   var count = 0
@@ -30,22 +30,35 @@ private struct VoxelSum {
 
 /// Back-projects the registered frames' depth inside the head region into world, averages it per voxel,
 /// removes statistical outliers and projects each point onto its local plane (normals outward).
+/// With ``ReconstructionOptions/icpRefinement``, each frame is first aligned by ICP to the model
+/// fused so far and moved where that lowers its distance to the model; the refined poses
+/// (`worldFromCamera` by frame index) are returned.
 func fuseDepth(
   _ scan: any ScanReader, solution: RegistrationSolution, diagnostics: [FrameDiagnostics], options: ReconstructionOptions,
   progress: (Int, Int) -> Void
-) throws -> PointSet {
-  guard let sphere = Sphere(fitting: solution.markers.map(\.worldFromMarker.translation)) else { return PointSet() }
+) throws -> (cloud: PointSet, refined: [Int: RigidTransform]) {
+  guard let sphere = Sphere(fitting: solution.markers.map(\.worldFromMarker.translation)) else { return (PointSet(), [:]) }
   let outer = sphere.radius + options.headMargin, inner = max(0, sphere.radius - 0.05)
   let registered = diagnostics.filter { $0.worldFromCamera != nil }
   let voxel = options.voxelSize
   var grid: [SIMD3<Int32>: VoxelSum] = [:]
+  var refined: [Int: RigidTransform] = [:]
+  var fused = 0
   try forEachInParallelBatches(
     registered,
     work: { d in
       let frame = try scan.frame(at: d.index)
-      return headPoints(frame, worldFromCamera: d.worldFromCamera!, centre: sphere.centre, inner: inner, outer: outer)
+      return (d, headPoints(frame, worldFromCamera: d.worldFromCamera!, centre: sphere.centre, inner: inner, outer: outer))
     },
-    consume: { points in
+    consume: { d, framePoints in
+      var points = framePoints
+      fused += 1
+      if options.icpRefinement, fused > 3, grid.count >= 2000, points.count >= 500,
+        let correction = icpCorrection(points.map(\.0), model: grid, options: options)
+      {
+        points = points.map { (correction.apply($0.0), $0.1) }
+        refined[d.index] = correction * d.worldFromCamera!
+      }
       for (p, c) in points {
         let key = SIMD3<Int32>(Int32((p.x / voxel).rounded(.down)), Int32((p.y / voxel).rounded(.down)), Int32((p.z / voxel).rounded(.down)))
         grid[key, default: VoxelSum()].position += p
@@ -58,15 +71,36 @@ func fuseDepth(
   let cells = grid.sorted { ($0.key.x, $0.key.y, $0.key.z) < ($1.key.x, $1.key.y, $1.key.z) }.map(\.value)
   var positions = cells.map { SIMD3<Float>($0.position / Double($0.count)) }
   var colours = cells.map { SIMD3<UInt8>(clamping: SIMD3<Int>(($0.colour / Double($0.count)).rounded(.toNearestOrEven))) }
-  guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
+  guard positions.count > options.neighbours else { return (PointSet(positions: positions, colors: colours), refined) }
   let keep = try NativeGeometry.statisticalInliers(positions, neighbours: options.neighbours, stddev: 2.0)
   positions = zip(positions, keep).filter(\.1).map(\.0)
   colours = zip(colours, keep).filter(\.1).map(\.0)
-  guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
+  guard positions.count > options.neighbours else { return (PointSet(positions: positions, colors: colours), refined) }
   let (smoothed, normals) = try NativeGeometry.projectToLocalPlanes(positions, neighbours: options.neighbours)
   let centre = SIMD3<Float>(sphere.centre)
   let outward = zip(smoothed, normals).map { p, n in ((p - centre) * n).sum() < 0 ? -n : n }
-  return PointSet(positions: smoothed, normals: outward, colors: colours)
+  return (PointSet(positions: smoothed, normals: outward, colors: colours), refined)
+}
+
+/// The small rigid motion (world ← world) that ICP finds for one frame's points against the
+/// voxel model so far, if it converges, lowers their mean squared distance to the model by
+/// at least a fifth, and moves them by no more than 3 mm and 1°; otherwise `nil`.
+func icpCorrection(_ points: [SIMD3<Double>], model: [SIMD3<Int32>: VoxelSum], options: ReconstructionOptions) -> RigidTransform? {
+  let source = stride(from: 0, to: points.count, by: 16).map { SIMD3<Float>(points[$0]) }
+  // The model only where this frame can reach it: its bounding box and the search margin.
+  let reach = Float(3 * options.voxelSize)
+  let low = source.reduce(SIMD3<Float>(repeating: .infinity)) { pointwiseMin($0, $1) } - reach
+  let high = source.reduce(SIMD3<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) } + reach
+  let target = model.values.map { SIMD3<Float>($0.position / Double($0.count)) }.filter {
+    all($0 .>= low) && all($0 .<= high)
+  }
+  guard target.count >= 500 else { return nil }
+  guard let fit = try? NativeGeometry.icp(source, onto: target, maxDistance: 3 * options.voxelSize, iterations: 30),
+    fit.converged, fit.after < 0.8 * fit.before
+  else { return nil }
+  let (angle, distance) = fit.transform.difference(to: .identity)
+  guard angle <= .pi / 180, distance <= 0.003 else { return nil }
+  return fit.transform
 }
 
 /// World points (metres) and colours (r, g, b) of one frame's depth inside the shell `inner…outer` around `centre`,

@@ -12,6 +12,10 @@ public struct ReconstructionOptions: Sendable, Hashable {
   public var lifting = LiftingOptions()
   /// Frames with fewer usable markers are rejected.
   public var minimumMarkersPerFrame = 2
+  /// Frames whose marker outlines are blurred more than this (``edgeBlur(of:grey:width:height:)``,
+  /// σ in pixels) are rejected as motion-blurred: their corners are off by a good part of a
+  /// pixel, along the motion. Sharp frames measure 0.7–1.1 px.
+  public var maximumEdgeBlur = 1.6
   /// Frames whose corner RMS after optimisation exceeds this are rejected, metres.
   public var maximumFrameRMS = 0.003
   /// Huber threshold of the robust loss, metres.
@@ -26,6 +30,21 @@ public struct ReconstructionOptions: Sendable, Hashable {
   public var headMargin = 0.025
   /// Neighbours for outlier removal and the local-plane smoothing.
   public var neighbours = 20
+  /// …and its four mapped corners must form the printed square: no edge more than this
+  /// from the side and no diagonal more than this from side·√2, at 640 px width, metres.
+  /// (A sticker bent over a 60 mm radius shortens its diagonal by under 0.05 mm; a corner
+  /// the detector misplaced in many frames shows here and nowhere else.)
+  public var maximumMarkerShapeError = 0.0004
+  /// Whether each frame is aligned by ICP to the model fused so far before it is fused, where
+  /// that lowers its distance to the model (off by default: marker poses are already finer
+  /// than the depth noise, so it seldom helps, and it costs about a third of a second a frame).
+  public var icpRefinement = false
+  /// Whether, after fusion, the markers' corners are moved along the surface normal onto the
+  /// fused surface (and the world re-defined from the world marker's settled corners).
+  /// One frame's depth at a sticker's corners is noisy and, seen at a grazing angle, biased;
+  /// the fused surface averages hundreds of frames, so the settled corners give the stickers'
+  /// (and so the world's) orientation several times more accurately.
+  public var settleMarkersOnSurface = true
   /// A marker is kept in the map (and may define the world) only with this many observations
   /// (or a quarter of the registered frames on short scans, at least 3)…
   public var minimumMarkerObservations = 10
@@ -47,7 +66,9 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
   case tooFewMarkers(Int)
   /// Its markers never connect to the others.
   case notLinked
-  /// Its corners do not fit the marker map (motion blur, a bad detection), RMS in mm.
+  /// Its markers' outlines are smeared (the phone moved during exposure), σ in pixels.
+  case motionBlur(pixels: Double)
+  /// Its corners do not fit the marker map (a bad detection), RMS in mm.
   case largeResidual(millimetres: Double)
 
   /// The kind of rejection without its value, for grouping in summaries.
@@ -56,6 +77,7 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
     case .noMarkers: return "no markers"
     case .tooFewMarkers: return "too few usable markers"
     case .notLinked: return "not linked to the other frames"
+    case .motionBlur: return "motion blur"
     case .largeResidual: return "corner residual above the limit"
     }
   }
@@ -65,6 +87,7 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
     case .noMarkers: return "no markers"
     case .tooFewMarkers(let n): return "only \(n) usable marker\(n == 1 ? "" : "s")"
     case .notLinked: return "not linked to the other frames"
+    case .motionBlur(let px): return String(format: "motion blur (edges σ %.1f px)", px)
     case .largeResidual(let mm): return String(format: "corner residual %.1f mm", mm)
     }
   }
@@ -79,6 +102,10 @@ public struct FrameDiagnostics: Sendable, Hashable {
   /// Markers lifted to 3D: by depth and by PnP.
   public var liftedByDepth: Int
   public var liftedByPnP: Int
+  /// Whether ICP against the fused model moved this frame (``ReconstructionOptions/icpRefinement``).
+  public var refinedByICP = false
+  /// Blur across the markers' outlines, σ in pixels (``edgeBlur(of:grey:width:height:)``).
+  public var edgeBlur: Double?
   /// `worldFromCamera`, metres; `nil` when rejected.
   public var worldFromCamera: RigidTransform?
   /// RMS corner residual after optimisation, metres.
@@ -179,7 +206,8 @@ public func reconstructHead(
       }
       let d = FrameDiagnostics(
         index: frame.index, timestamp: frame.timestamp, detectedIDs: found.map(\.id),
-        liftedByDepth: markers.filter { $0.method == .depth }.count, liftedByPnP: markers.filter { $0.method == .pnp }.count)
+        liftedByDepth: markers.filter { $0.method == .depth }.count, liftedByPnP: markers.filter { $0.method == .pnp }.count,
+        edgeBlur: found.isEmpty ? nil : edgeBlur(of: found, grey: frame.color.grey(), width: frame.color.width, height: frame.color.height))
       return (d, markers, before - found.count)
     },
     consume: { d, markers, dropped in
@@ -193,20 +221,69 @@ public func reconstructHead(
 
   // Chain and optimise.
   progress?(.optimising, 0, 1)
-  var solution = try registerFrames(lifted, diagnostics: &diagnostics, options: options, path: scan.path, imageWidth: scan.header.colorWidth)
+  var solution = try registerFrames(
+    lifted, diagnostics: &diagnostics, options: options, path: scan.path, imageWidth: scan.header.colorWidth, sideLength: side)
   progress?(.optimising, 1, 1)
 
   // Pass 2: fuse.
   var cloud = PointSet()
   if options.fuse {
-    cloud = try fuseDepth(scan, solution: solution, diagnostics: diagnostics, options: options) { done, total in
+    let fusion = try fuseDepth(scan, solution: solution, diagnostics: diagnostics, options: options) { done, total in
       progress?(.fusing, done, total)
     }
+    cloud = fusion.cloud
+    for (index, pose) in fusion.refined {
+      diagnostics[index].worldFromCamera = pose
+      diagnostics[index].refinedByICP = true
+    }
   }
-  solution.cloud = cloud
+  if options.settleMarkersOnSurface && cloud.count > options.neighbours {
+    try settleMarkers(on: cloud, solution: &solution, diagnostics: &diagnostics, neighbours: options.neighbours, path: scan.path)
+    cloud = solution.cloud
+  } else {
+    solution.cloud = cloud
+  }
   return HeadReconstruction(
     frames: diagnostics, markers: solution.markers, worldMarkerID: solution.worldMarkerID, cornerRMS: solution.cornerRMS,
     markersDetected: detectedIDs, offCapDetections: offCap, cloud: cloud)
+}
+
+/// Moves every marker's corners onto the fused surface along its local normal, then re-expresses
+/// poses, markers and cloud in the contract §5 frame of the world marker's settled corners.
+func settleMarkers(
+  on cloud: PointSet, solution: inout RegistrationSolution, diagnostics: inout [FrameDiagnostics], neighbours: Int, path: String
+) throws {
+  let corners = solution.markers.flatMap(\.corners).map { SIMD3<Float>($0) }
+  let settled: [SIMD3<Float>]
+  do {
+    settled = try NativeGeometry.projectToLocalPlanes(cloud.positions, queries: corners, neighbours: neighbours).0
+  } catch {
+    throw ReconstructionError.numerical(path: path, detail: error.description)
+  }
+  var markers = solution.markers
+  for i in markers.indices {
+    markers[i].corners = (0..<4).map { SIMD3<Double>(settled[4 * i + $0]) }
+  }
+  guard let world = markers.first(where: { $0.id == solution.worldMarkerID }) else { return }
+  let newFromOld = RigidTransform(squareCorners: world.corners).inverse
+  for i in markers.indices {
+    markers[i].corners = markers[i].corners.map(newFromOld.apply)
+    markers[i].worldFromMarker = RigidTransform(squareCorners: markers[i].corners)
+  }
+  for f in diagnostics.indices {
+    diagnostics[f].worldFromCamera = diagnostics[f].worldFromCamera.map { newFromOld * $0 }
+  }
+  solution.markers = markers
+  solution.cloud = cloud.transformed(by: newFromOld)
+}
+
+/// Largest deviation of a mapped sticker from the printed square: edges against `side`,
+/// diagonals against `side`·√2 (same unit).
+func squareShapeError(_ corners: [SIMD3<Double>], side: Double) -> Double {
+  func length(_ a: Int, _ b: Int) -> Double { ((corners[a] - corners[b]) * (corners[a] - corners[b])).sum().squareRoot() }
+  let edges = (0..<4).map { abs(length($0, ($0 + 1) % 4) - side) }
+  let diagonals = [abs(length(0, 2) - side * 2.squareRoot()), abs(length(1, 3) - side * 2.squareRoot())]
+  return (edges + diagonals).max()!
 }
 
 /// The registration part of the result.
@@ -220,7 +297,7 @@ struct RegistrationSolution {
 /// Chains frames through shared markers, optimises, rejects misfits and re-expresses in the contract world.
 func registerFrames(
   _ lifted: [[LiftedMarker]], diagnostics: inout [FrameDiagnostics], options: ReconstructionOptions, path: String,
-  imageWidth: Int
+  imageWidth: Int, sideLength: Double
 ) throws -> RegistrationSolution {
   // Markers seen in at least two frames can be checked; the rest are dropped.
   var seen: [Int: Int] = [:]
@@ -229,6 +306,9 @@ func registerFrames(
   for f in usable.indices {
     if diagnostics[f].detectedIDs.isEmpty {
       diagnostics[f].rejection = .noMarkers
+    } else if let blur = diagnostics[f].edgeBlur, blur > options.maximumEdgeBlur {
+      diagnostics[f].rejection = .motionBlur(pixels: blur)
+      usable[f] = []
     } else if usable[f].count < options.minimumMarkersPerFrame {
       diagnostics[f].rejection = .tooFewMarkers(usable[f].count)
       usable[f] = []
@@ -276,7 +356,11 @@ func registerFrames(
     let markerIndex = Dictionary(uniqueKeysWithValues: markerOf.enumerated().map { ($1, $0) })
     var observations: [PoseGraph.Observation] = []
     for f in frameOf {
-      for m in usable[f] where markerIndex[m.id] != nil {
+      // PnP places a sticker's depth only to a few per cent (and a curved sticker is not the
+      // flat square PnP assumes): where depth lifted two or more stickers, they alone place
+      // the frame; PnP stickers place only frames that have too little depth.
+      let depthLifted = usable[f].filter { $0.method == .depth && markerIndex[$0.id] != nil }.count
+      for m in usable[f] where markerIndex[m.id] != nil && (m.method == .depth || depthLifted < 2) {
         // Squarely seen, square-looking observations count most: a snapped corner shows as a poor square fit.
         let shape = 1 / (1 + (m.residual / 0.0002) * (m.residual / 0.0002))
         observations.append(.init(frame: frameIndex[f]!, marker: markerIndex[m.id]!, corners: m.cameraCorners, weight: (m.method == .depth ? 1 : 0.05) * m.facing * m.facing * shape))
@@ -329,14 +413,19 @@ func registerFrames(
   let rmsLimit = options.maximumMarkerRMS * max(1, widthScale)
   let registeredFrames = frameOf.filter { rejectedByResidual[$0] == nil }.count
   let observationLimit = min(options.minimumMarkerObservations, max(3, registeredFrames / 4))
-  let stats = markerOf.enumerated().compactMap { i, id -> (index: Int, id: Int, observations: Int, rms: Double)? in
+  let shapeLimit = options.maximumMarkerShapeError * max(1, widthScale)
+  let stats = markerOf.enumerated().compactMap { i, id -> (index: Int, id: Int, observations: Int, rms: Double, shape: Double)? in
     guard let squares = perMarker[i] else { return nil }
-    return (i, id, squares.count / 4, (squares.reduce(0, +) / Double(squares.count)).squareRoot())
+    return (i, id, squares.count / 4, (squares.reduce(0, +) / Double(squares.count)).squareRoot(),
+            squareShapeError(world[id]!, side: sideLength))
   }
-  let kept = stats.filter { $0.observations >= observationLimit && $0.rms <= rmsLimit }.map { ($0.index, $0.id) }
+  let kept = stats.filter { $0.observations >= observationLimit && $0.rms <= rmsLimit && $0.shape <= shapeLimit }
+    .map { ($0.index, $0.id) }
   guard let worldID = kept.map(\.1).min() else {
     let best = stats.max { $0.observations < $1.observations }.map {
-      String(format: "marker %d, %d observations, RMS %.2f mm; needs %d and %.2f mm", $0.id, $0.observations, $0.rms * 1000, observationLimit, rmsLimit * 1000)
+      String(
+        format: "marker %d, %d observations, RMS %.2f mm, shape error %.2f mm; needs %d, %.2f mm and %.2f mm",
+        $0.id, $0.observations, $0.rms * 1000, $0.shape * 1000, observationLimit, rmsLimit * 1000, shapeLimit * 1000)
     } ?? "none"
     throw ReconstructionError.noWellSeenMarker(path: path, best: best)
   }

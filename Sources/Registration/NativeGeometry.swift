@@ -7,7 +7,7 @@ enum NativeGeometry {
     var description: String
   }
 
-  private static func check(_ status: gs_status, _ message: [CChar]) throws(Failure) {
+  static func check(_ status: gs_status, _ message: [CChar]) throws(Failure) {
     guard status == GS_OK else {
       throw Failure(description: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
     }
@@ -58,14 +58,67 @@ enum NativeGeometry {
     return keep.map { $0 != 0 }
   }
 
-  /// Each point projected onto the plane of its `neighbours` nearest points, and that plane's normal.
-  static func projectToLocalPlanes(_ points: [SIMD3<Float>], neighbours: Int) throws(Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
-    let flat = points.flatMap { [$0.x, $0.y, $0.z] }
-    var out = [Float](repeating: 0, count: flat.count), normals = [Float](repeating: 0, count: flat.count)
+  /// Each query projected onto the plane of its `neighbours` nearest points of `cloud`, and
+  /// that plane's unit normal; the queries default to the cloud itself (smoothing).
+  static func projectToLocalPlanes(
+    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int
+  ) throws(Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
+    let flat = cloud.flatMap { [$0.x, $0.y, $0.z] }
+    let points = queries ?? cloud
+    let asked = queries.map { $0.flatMap { [$0.x, $0.y, $0.z] } } ?? flat
+    var out = [Float](repeating: 0, count: asked.count), normals = [Float](repeating: 0, count: asked.count)
     var message = [CChar](repeating: 0, count: 256)
-    try check(gs_project_to_local_planes(flat, Int32(points.count), Int32(neighbours), &out, &normals, &message, message.count), message)
+    try check(
+      gs_project_to_local_planes(
+        flat, Int32(cloud.count), asked, Int32(points.count), Int32(neighbours), &out, &normals, &message, message.count),
+      message)
     let moved = (0..<points.count).map { SIMD3(out[3 * $0], out[3 * $0 + 1], out[3 * $0 + 2]) }
     let units = (0..<points.count).map { SIMD3(normals[3 * $0], normals[3 * $0 + 1], normals[3 * $0 + 2]) }
     return (moved, units)
+  }
+
+  /// PCL point-to-point ICP of `source` onto `target`: `target ≈ T · source`, and the mean
+  /// squared distance to the nearest target point (pairs within `maxDistance`) before and after.
+  static func icp(
+    _ source: [SIMD3<Float>], onto target: [SIMD3<Float>], maxDistance: Double, iterations: Int
+  ) throws(Failure) -> (transform: RigidTransform, before: Double, after: Double, converged: Bool) {
+    let a = source.flatMap { [$0.x, $0.y, $0.z] }, b = target.flatMap { [$0.x, $0.y, $0.z] }
+    var t = [Double](repeating: 0, count: 16)
+    var before = 0.0, after = 0.0
+    var converged: Int32 = 0
+    var message = [CChar](repeating: 0, count: 256)
+    try check(
+      gs_icp(a, Int32(source.count), b, Int32(target.count), maxDistance, Int32(iterations), &t, &before, &after, &converged,
+             &message, message.count),
+      message)
+    let rotation = Rotation3(r0: SIMD3(t[0], t[1], t[2]), r1: SIMD3(t[4], t[5], t[6]), r2: SIMD3(t[8], t[9], t[10]))
+    return (RigidTransform(rotation: rotation, translation: SIMD3(t[3], t[7], t[11])), before, after, converged != 0)
+  }
+}
+
+/// A k-d tree over a fixed point set (PCL), for many nearest-distance queries.
+final class NearestPointIndex {
+  private let tree: OpaquePointer
+
+  /// - Throws: when the set is empty or PCL fails.
+  init(_ points: [SIMD3<Float>]) throws(NativeGeometry.Failure) {
+    let flat = points.flatMap { [$0.x, $0.y, $0.z] }
+    var message = [CChar](repeating: 0, count: 256)
+    guard let made = gs_tree_create(flat, Int32(points.count), &message, message.count) else {
+      throw NativeGeometry.Failure(description: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+    tree = made
+  }
+
+  deinit { gs_tree_destroy(tree) }
+
+  /// Mean over `queries` of the squared distance to the nearest point, each clipped at `limit` (squared units).
+  func meanClippedSquaredDistance(_ queries: [SIMD3<Float>], limit: Double) throws(NativeGeometry.Failure) -> Double {
+    let flat = queries.flatMap { [$0.x, $0.y, $0.z] }
+    var mean = 0.0
+    var message = [CChar](repeating: 0, count: 256)
+    try NativeGeometry.check(
+      gs_tree_mean_clipped_squared_distance(tree, flat, Int32(queries.count), limit, &mean, &message, message.count), message)
+    return mean
   }
 }

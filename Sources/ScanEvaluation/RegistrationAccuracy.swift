@@ -9,8 +9,9 @@ import ScanSimulator
 /// Compared two ways (millimetres and degrees; maxima unless said otherwise):
 /// - ``world``: in the reconstruction's world (contract §5: the lowest kept
 ///   marker's own frame), the truth moved there through that marker's true pose.
-///   This includes the world sticker's own orientation error (four corners 16 mm
-///   apart: a few tenths of a degree), which grows with distance from it.
+///   This includes the world sticker's own orientation error (its four corners, 16 mm
+///   apart, settled on the fused surface: a few tenths of a degree), which grows with
+///   distance from it.
 /// - ``aligned``: after the one rigid motion that best maps all kept markers'
 ///   corners onto the truth — the accuracy of the map itself, free of how the
 ///   world happens to be defined. Head measures (CVAI, CI, …) depend only on this.

@@ -76,27 +76,3 @@ public struct CapLayout: Sendable, Hashable {
   }
 }
 
-/// SplitMix64 (Steele, Lea & Flood 2014) with a few distributions: the simulator's
-/// only source of randomness, so a seed fixes every scan bit for bit.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-  private var state: UInt64
-
-  public init(seed: UInt64) { state = seed }
-
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// Uniform in [0, 1).
-  public mutating func uniform() -> Double { Double(next() >> 11) * 0x1.0p-53 }
-
-  /// Standard normal (Box–Muller).
-  public mutating func gaussian() -> Double {
-    let u = max(uniform(), 1e-300), v = uniform()
-    return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-  }
-}

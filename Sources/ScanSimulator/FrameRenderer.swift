@@ -139,7 +139,7 @@ struct FrameRenderer: Sendable {
   }
 
   /// Renders the frame seen from `headFromCamera`; `seed` fixes its noise.
-  func render(headFromCamera: RigidTransform, frameIndex: Int, seed: UInt64) -> RenderedFrame {
+  func render(headFromCamera: RigidTransform, frameIndex: Int, seed: UInt64, motionBlur: Double = 0) -> RenderedFrame {
     let width = intrinsics.width, height = intrinsics.height
     let cameraFromHead = headFromCamera.inverse
     let fx = intrinsics.fx, fy = intrinsics.fy, cx = intrinsics.cx, cy = intrinsics.cy
@@ -276,16 +276,38 @@ struct FrameRenderer: Sendable {
       }
     }
 
-    let bgra = Self.finishColour(shade, width: width, height: height, sensor: sensor, random: &random)
+    let bgra = Self.finishColour(shade, width: width, height: height, sensor: sensor, motionBlur: motionBlur, random: &random)
     return RenderedFrame(
       depth: depth, bgra: bgra,
       landmarks: observeLandmarks(cameraFromHead: cameraFromHead, inverseDepth: inverseDepth),
       visibleMarkers: visibleMarkers(cameraFromHead: cameraFromHead, inverseDepth: inverseDepth, frameIndex: frameIndex))
   }
 
-  /// Blur (camera point spread), noise, quantisation to BGRA.
-  static func finishColour(_ shade: [Float], width: Int, height: Int, sensor: SensorModel, random: inout SeededGenerator) -> [UInt8] {
+  /// Motion blur (a horizontal box `motionBlur` pixels long), blur (camera point spread),
+  /// noise, quantisation to BGRA.
+  static func finishColour(
+    _ shade: [Float], width: Int, height: Int, sensor: SensorModel, motionBlur: Double = 0, random: inout SeededGenerator
+  ) -> [UInt8] {
     var image = shade
+    if motionBlur > 1 {
+      // Box of length L centred on the pixel: full weight inside, the fractional rest at both ends.
+      let half = motionBlur / 2, reach = Int(half.rounded(.up))
+      let weights = (-reach...reach).map { Float(max(0, min(1, half + 0.5 - Double(abs($0))))) }
+      let total = weights.reduce(0, +)
+      let source = image
+      for y in 0..<height {
+        for x in 0..<width {
+          for ch in 0..<3 {
+            var sum: Float = 0
+            for (k, w) in weights.enumerated() where w > 0 {
+              let xx = min(width - 1, max(0, x + k - reach))
+              sum += w * source[3 * (y * width + xx) + ch]
+            }
+            image[3 * (y * width + x) + ch] = sum / total
+          }
+        }
+      }
+    }
     if sensor.blur > 0 {
       let side = Float(exp(-1 / (2 * sensor.blur * sensor.blur)))
       let k0 = 1 / (1 + 2 * side), k1 = side / (1 + 2 * side)
@@ -334,7 +356,7 @@ struct FrameRenderer: Sendable {
       let rendered = inverseDepth[Int(pixel.y.rounded()) * intrinsics.width + Int(pixel.x.rounded())]
       guard rendered > 0, abs(1 / rendered - q.z) < 0.003 else { continue }
       let facing = -(cameraFromHead.rotation * landmarkNormals[k]).dot(q.normalized)
-      if facing > 0.3 { seen.append((name, pixel.x, pixel.y, facing)) }
+      if facing > 0.1 { seen.append((name, pixel.x, pixel.y, facing)) }
     }
     return seen
   }

@@ -29,6 +29,9 @@ public struct SimulationOptions: Sendable, Hashable {
   public var depthEncoding: ScanHeader.DepthEncoding = .float32
   /// Stickers that fall off: marker id → first frame without it.
   public var lostMarkers: [Int: Int] = [:]
+  /// Frames taken while the phone jerked: frame index → length of the horizontal motion
+  /// blur, pixels at 640 px width (scaled with the image).
+  public var shakenFrames: [Int: Double] = [:]
   /// Seed of every random choice (marker layout, tremor, noise).
   public var seed: UInt64 = 1
 
@@ -154,7 +157,8 @@ public func simulateScan(
     DispatchQueue.concurrentPerform(iterations: count) { k in
       let i = first + k
       let frameSeed = options.seed &+ UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15
-      rendered.store(renderer.render(headFromCamera: poses[i], frameIndex: i, seed: frameSeed), at: k)
+      let shake = (options.shakenFrames[i] ?? 0) * Double(options.width) / 640
+      rendered.store(renderer.render(headFromCamera: poses[i], frameIndex: i, seed: frameSeed, motionBlur: shake), at: k)
     }
     for k in 0..<count {
       let i = start + k
@@ -163,8 +167,9 @@ public func simulateScan(
       try append(timestamp, frame.depth, frame.bgra)
       // A user marks a landmark where it is seen squarely, in a frame that also shows
       // enough stickers to be registered: frames with five or more in view come first.
+      // Nobody marks a landmark on a blurred frame.
       let registrable = frame.visibleMarkers.count >= 5 ? 1.0 : 0.0
-      for seen in frame.landmarks where seen.score + registrable > (best[seen.name]?.score ?? -1) {
+      for seen in frame.landmarks where options.shakenFrames[i] == nil && seen.score + registrable > (best[seen.name]?.score ?? -1) {
         best[seen.name] = (i, seen.u, seen.v, seen.score + registrable)
       }
       cameras.append(.init(frame: i, timestamp: timestamp, headFromCamera: poses[i], visibleMarkers: frame.visibleMarkers))

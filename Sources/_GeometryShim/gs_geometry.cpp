@@ -9,6 +9,7 @@
 #include <pcl/point_cloud.h>
 #include <pcl/point_types.h>
 #include <pcl/registration/icp.h>
+#include <pcl/search/kdtree.h>
 
 #include <cstring>
 #include <exception>
@@ -49,6 +50,21 @@ pcl::PointCloud<pcl::PointXYZ>::Ptr to_cloud(const float *xyz, int32_t n) {
     (*cloud)[i].z = xyz[3 * i + 2];
   }
   return cloud;
+}
+
+// The PCA plane of the indexed points: their mean and the unit normal (least-variance axis).
+std::pair<Eigen::Vector3d, Eigen::Vector3d> local_plane(const pcl::PointCloud<pcl::PointXYZ> &cloud,
+                                                        const pcl::Indices &found) {
+  Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+  for (auto j : found) mean += cloud[j].getVector3fMap().cast<double>();
+  mean /= (double)found.size();
+  Eigen::Matrix3d covariance = Eigen::Matrix3d::Zero();
+  for (auto j : found) {
+    Eigen::Vector3d d = cloud[j].getVector3fMap().cast<double>() - mean;
+    covariance += d * d.transpose();
+  }
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> solver(covariance);
+  return {mean, solver.eigenvectors().col(0)};
 }
 
 }  // namespace
@@ -128,11 +144,12 @@ gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbour
   });
 }
 
-gs_status gs_project_to_local_planes(const float *xyz, int32_t n, int32_t neighbours,
-                                     float *out_xyz, float *normals, char *message,
-                                     size_t message_capacity) {
+gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *queries, int32_t m,
+                                     int32_t neighbours, float *out_xyz, float *normals,
+                                     char *message, size_t message_capacity) {
   return guarded(message, message_capacity, [&]() {
-    if (xyz == nullptr || out_xyz == nullptr || normals == nullptr || n < 0 || neighbours < 3) {
+    if (xyz == nullptr || queries == nullptr || out_xyz == nullptr || normals == nullptr || n < 0 ||
+        m < 0 || neighbours < 3) {
       copy_message(message, message_capacity, "invalid plane-projection arguments");
       return GS_INVALID_ARGUMENT;
     }
@@ -143,22 +160,14 @@ gs_status gs_project_to_local_planes(const float *xyz, int32_t n, int32_t neighb
     auto cloud = to_cloud(xyz, n);
     pcl::KdTreeFLANN<pcl::PointXYZ> tree;
     tree.setInputCloud(cloud);
-    std::vector<float> projected((size_t)n * 3), unit((size_t)n * 3);
+    std::vector<float> projected((size_t)m * 3), unit((size_t)m * 3);
     pcl::Indices found;
     std::vector<float> distances;
-    for (int32_t i = 0; i < n; ++i) {
-      tree.nearestKSearch((*cloud)[i], neighbours, found, distances);
-      Eigen::Vector3d mean = Eigen::Vector3d::Zero();
-      for (auto j : found) mean += (*cloud)[j].getVector3fMap().cast<double>();
-      mean /= (double)found.size();
-      Eigen::Matrix3d covariance = Eigen::Matrix3d::Zero();
-      for (auto j : found) {
-        Eigen::Vector3d d = (*cloud)[j].getVector3fMap().cast<double>() - mean;
-        covariance += d * d.transpose();
-      }
-      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> solver(covariance);
-      Eigen::Vector3d normal = solver.eigenvectors().col(0);
-      Eigen::Vector3d p = (*cloud)[i].getVector3fMap().cast<double>();
+    for (int32_t i = 0; i < m; ++i) {
+      pcl::PointXYZ query(queries[3 * i], queries[3 * i + 1], queries[3 * i + 2]);
+      tree.nearestKSearch(query, neighbours, found, distances);
+      auto [mean, normal] = local_plane(*cloud, found);
+      Eigen::Vector3d p = query.getVector3fMap().cast<double>();
       Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
       for (int k = 0; k < 3; ++k) {
         projected[3 * i + k] = (float)q[k];
@@ -173,25 +182,112 @@ gs_status gs_project_to_local_planes(const float *xyz, int32_t n, int32_t neighb
 
 gs_status gs_icp(const float *source, int32_t n, const float *target, int32_t m,
                  double max_correspondence, int32_t iterations, double transform[16],
-                 double *fitness, int32_t *converged, char *message, size_t message_capacity) {
+                 double *fitness_before, double *fitness_after, int32_t *converged,
+                 char *message, size_t message_capacity) {
   return guarded(message, message_capacity, [&]() {
-    if (source == nullptr || target == nullptr || transform == nullptr || n < 3 || m < 3 ||
+    if (source == nullptr || target == nullptr || transform == nullptr || n < 3 || m < 10 ||
         !(max_correspondence > 0) || iterations < 1) {
       copy_message(message, message_capacity, "invalid ICP arguments");
       return GS_INVALID_ARGUMENT;
     }
-    pcl::IterativeClosestPoint<pcl::PointXYZ, pcl::PointXYZ> icp;
-    icp.setInputSource(to_cloud(source, n));
-    icp.setInputTarget(to_cloud(target, m));
+    // Point-to-plane: the target's normals from the PCA of its 10 nearest points.
+    auto target_xyz = to_cloud(target, m);
+    pcl::KdTreeFLANN<pcl::PointXYZ> xyz_tree;
+    xyz_tree.setInputCloud(target_xyz);
+    pcl::PointCloud<pcl::PointNormal>::Ptr target_cloud(new pcl::PointCloud<pcl::PointNormal>);
+    target_cloud->resize((size_t)m);
+    pcl::Indices found;
+    std::vector<float> distances;
+    for (int32_t i = 0; i < m; ++i) {
+      xyz_tree.nearestKSearch((*target_xyz)[i], 10, found, distances);
+      Eigen::Vector3d normal = local_plane(*target_xyz, found).second;
+      auto &q = (*target_cloud)[i];
+      q.x = target[3 * i];
+      q.y = target[3 * i + 1];
+      q.z = target[3 * i + 2];
+      q.normal_x = (float)normal[0];
+      q.normal_y = (float)normal[1];
+      q.normal_z = (float)normal[2];
+    }
+    pcl::PointCloud<pcl::PointNormal>::Ptr source_cloud(new pcl::PointCloud<pcl::PointNormal>);
+    source_cloud->resize((size_t)n);
+    for (int32_t i = 0; i < n; ++i) {
+      auto &p = (*source_cloud)[i];
+      p.x = source[3 * i];
+      p.y = source[3 * i + 1];
+      p.z = source[3 * i + 2];
+      p.normal_x = p.normal_y = p.normal_z = 0;
+    }
+    pcl::search::KdTree<pcl::PointNormal>::Ptr tree(new pcl::search::KdTree<pcl::PointNormal>);
+    tree->setInputCloud(target_cloud);
+    const double limit = max_correspondence * max_correspondence;
+    auto fitness = [&](const pcl::PointCloud<pcl::PointNormal> &cloud) {
+      pcl::Indices nearest(1);
+      std::vector<float> squared(1);
+      double sum = 0;
+      for (const auto &p : cloud) {
+        bool found = tree->nearestKSearch(p, 1, nearest, squared) == 1;
+        sum += found && squared[0] < limit ? squared[0] : limit;
+      }
+      return cloud.empty() ? limit : sum / (double)cloud.size();
+    };
+    if (fitness_before) *fitness_before = fitness(*source_cloud);
+    pcl::IterativeClosestPointWithNormals<pcl::PointNormal, pcl::PointNormal> icp;
+    icp.setInputSource(source_cloud);
+    icp.setInputTarget(target_cloud);
+    icp.setSearchMethodTarget(tree, true);
     icp.setMaxCorrespondenceDistance(max_correspondence);
     icp.setMaximumIterations(iterations);
-    pcl::PointCloud<pcl::PointXYZ> aligned;
+    icp.setTransformationEpsilon(1e-10);
+    pcl::PointCloud<pcl::PointNormal> aligned;
     icp.align(aligned);
     Eigen::Matrix4f t = icp.getFinalTransformation();
     for (int r = 0; r < 4; ++r)
       for (int c = 0; c < 4; ++c) transform[4 * r + c] = t(r, c);
-    if (fitness) *fitness = icp.getFitnessScore(max_correspondence);
+    if (fitness_after) *fitness_after = fitness(aligned);
     if (converged) *converged = icp.hasConverged() ? 1 : 0;
+    return GS_OK;
+  });
+}
+
+struct gs_tree {
+  pcl::KdTreeFLANN<pcl::PointXYZ> tree;
+};
+
+gs_tree *gs_tree_create(const float *xyz, int32_t n, char *message, size_t message_capacity) {
+  gs_tree *made = nullptr;
+  gs_status status = guarded(message, message_capacity, [&]() {
+    if (xyz == nullptr || n < 1) {
+      copy_message(message, message_capacity, "a k-d tree needs at least one point");
+      return GS_INVALID_ARGUMENT;
+    }
+    auto tree = new gs_tree();
+    tree->tree.setInputCloud(to_cloud(xyz, n));
+    made = tree;
+    return GS_OK;
+  });
+  return status == GS_OK ? made : nullptr;
+}
+
+void gs_tree_destroy(gs_tree *tree) { delete tree; }
+
+gs_status gs_tree_mean_clipped_squared_distance(const gs_tree *tree, const float *queries, int32_t m,
+                                                double limit, double *mean, char *message,
+                                                size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (tree == nullptr || queries == nullptr || mean == nullptr || m < 1 || !(limit > 0)) {
+      copy_message(message, message_capacity, "invalid nearest-distance arguments");
+      return GS_INVALID_ARGUMENT;
+    }
+    pcl::Indices found(1);
+    std::vector<float> squared(1);
+    double sum = 0;
+    for (int32_t i = 0; i < m; ++i) {
+      pcl::PointXYZ q(queries[3 * i], queries[3 * i + 1], queries[3 * i + 2]);
+      bool hit = tree->tree.nearestKSearch(q, 1, found, squared) == 1;
+      sum += hit && squared[0] < limit ? squared[0] : limit;
+    }
+    *mean = sum / (double)m;
     return GS_OK;
   });
 }

@@ -30,6 +30,9 @@ struct ReconstructCommand: ParsableCommand {
   @Option(help: "Voxel size of the fused cloud, mm.")
   var voxel: Double = 1
 
+  @Flag(help: "Refine each frame by ICP against the model fused so far, where that lowers its distance to it (slower).")
+  var icp = false
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -49,6 +52,7 @@ struct ReconstructCommand: ParsableCommand {
     var cornerRMS: Double
     var points: Int
     var offCapDetections: Int
+    var framesRefinedByICP: Int
     var rejected: [Rejected]
   }
 
@@ -60,13 +64,15 @@ struct ReconstructCommand: ParsableCommand {
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       var options = ReconstructionOptions.default
       options.voxelSize = voxel / 1000
+      options.icpRefinement = icp
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
       let summary = Summary(
         frames: result.frames.count, framesRegistered: result.framesRegistered, markers: result.markersDetected.count,
         markersRegistered: result.markers.count, worldMarker: result.worldMarkerID, cornerRMS: result.cornerRMS * 1000,
-        points: result.cloud.count, offCapDetections: result.offCapDetections, rejected: rejected)
+        points: result.cloud.count, offCapDetections: result.offCapDetections,
+        framesRefinedByICP: result.frames.filter(\.refinedByICP).count, rejected: rejected)
       if let json { try writeJSON(summary, to: json) }
       print(render(summary, result: result))
     }
@@ -84,6 +90,7 @@ struct ReconstructCommand: ParsableCommand {
     if !reasons.isEmpty { lines.append("rejected    " + reasons.joined(separator: ", ") + " (per frame: --json)") }
     let pnp = result.frames.reduce(0) { $0 + $1.liftedByPnP }, depth = result.frames.reduce(0) { $0 + $1.liftedByDepth }
     lines.append("lifting     \(depth) markers by depth, \(pnp) by PnP (no depth)")
+    if icp { lines.append("ICP         \(s.framesRefinedByICP) frames moved onto the model") }
     if s.offCapDetections > 0 { lines.append("ignored     \(s.offCapDetections) detections with ids not on the cap") }
     return lines.joined(separator: "\n")
   }

@@ -41,6 +41,8 @@ struct SimulateCommand: ParsableCommand {
   @Option(help: "Output format: stream, tum or tum-jpeg (default from the name: stream for .rgbdscan).") var format: SimulationFormat?
   @Option(name: .customLong("lose-marker"), help: "A sticker that falls off, as ID@FRAME (repeatable).")
   var lostMarkers: [String] = []
+  @Option(name: .customLong("shake"), help: "A frame blurred by a jerk of the phone, as FRAME or FRAME:PIXELS (horizontal motion blur at 640 px; default 9; repeatable).")
+  var shakenFrames: [String] = []
   @Option(help: "Seed of every random choice.") var seed: UInt64 = 1
 
   @OptionGroup var global: GlobalOptions
@@ -54,11 +56,20 @@ struct SimulateCommand: ParsableCommand {
     guard coverage > 0, coverage <= 2 else { throw ValidationError("--coverage must be in (0, 2]") }
     guard distance >= 0.1, distance <= 1 else { throw ValidationError("--distance must be 0.1…1 m") }
     for spec in lostMarkers where parseLoss(spec) == nil { throw ValidationError("--lose-marker takes ID@FRAME, got '\(spec)'") }
+    for spec in shakenFrames where parseShake(spec) == nil { throw ValidationError("--shake takes FRAME or FRAME:PIXELS, got '\(spec)'") }
   }
 
   var parsedSize: (Int, Int)? {
     let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
     return parts.count == 2 ? (parts[0], parts[1]) : nil
+  }
+
+  func parseShake(_ spec: String) -> (Int, Double)? {
+    let parts = spec.split(separator: ":", omittingEmptySubsequences: false)
+    guard (1...2).contains(parts.count), let frame = Int(parts[0]), frame >= 0 else { return nil }
+    guard parts.count == 2 else { return (frame, 9) }
+    guard let pixels = Double(parts[1]), pixels >= 0, pixels <= 100 else { return nil }
+    return (frame, pixels)
   }
 
   func parseLoss(_ spec: String) -> (Int, Int)? {
@@ -82,6 +93,7 @@ struct SimulateCommand: ParsableCommand {
       options.sensor.colourNoise = colourNoise
       options.depthEncoding = depthEncoding
       options.lostMarkers = Dictionary(lostMarkers.compactMap(parseLoss), uniquingKeysWith: min)
+      options.shakenFrames = Dictionary(shakenFrames.compactMap(parseShake), uniquingKeysWith: max)
       options.seed = seed
       let chosen = format ?? (output.hasSuffix(".rgbdscan") ? .stream : .tum)
       let progress = ProgressReporter("rendering", total: frames, options: global)

@@ -33,17 +33,33 @@ gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double
 gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbours, double stddev,
                                   uint8_t *keep, char *message, size_t message_capacity);
 
-/* For each point, fits a plane to its k nearest neighbours (PCA), projects the point onto it
-   and writes the plane's unit normal. out_xyz may equal xyz. */
-gs_status gs_project_to_local_planes(const float *xyz, int32_t n, int32_t neighbours,
-                                     float *out_xyz, float *normals, char *message,
-                                     size_t message_capacity);
+/* For each of the m query points, fits a plane to its k nearest points of the cloud xyz (n
+   points, PCA), projects the query onto it and writes the plane's unit normal. Pass the cloud
+   itself as the queries to smooth it. out_xyz may equal queries. */
+gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *queries, int32_t m,
+                                     int32_t neighbours, float *out_xyz, float *normals,
+                                     char *message, size_t message_capacity);
 
 /* Point-to-point ICP of source onto target (pcl::IterativeClosestPoint). Writes the 4×4
-   row-major transform (target ← source), the fitness (mean squared distance) and convergence. */
+   row-major transform (target ← source), convergence, and the fitness before and after: the
+   mean over the source points of the squared distance to their nearest target point, clipped
+   at max_correspondence² (either pointer may be NULL). */
 gs_status gs_icp(const float *source, int32_t n, const float *target, int32_t m,
                  double max_correspondence, int32_t iterations, double transform[16],
-                 double *fitness, int32_t *converged, char *message, size_t message_capacity);
+                 double *fitness_before, double *fitness_after, int32_t *converged,
+                 char *message, size_t message_capacity);
+
+/* A k-d tree over n points (pcl::KdTreeFLANN), kept for repeated queries. NULL on failure
+   (message says why). Free with gs_tree_destroy. */
+typedef struct gs_tree gs_tree;
+gs_tree *gs_tree_create(const float *xyz, int32_t n, char *message, size_t message_capacity);
+void gs_tree_destroy(gs_tree *tree);
+
+/* Mean over the m queries of the squared distance to the nearest tree point, each clipped at
+   limit (so a query with no near neighbour counts as limit). */
+gs_status gs_tree_mean_clipped_squared_distance(const gs_tree *tree, const float *queries, int32_t m,
+                                                double limit, double *mean, char *message,
+                                                size_t message_capacity);
 
 #ifdef __cplusplus
 }

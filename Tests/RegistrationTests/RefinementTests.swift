@@ -1,0 +1,88 @@
+import ArucoBridge
+import Foundation
+import PointCloud
+@testable import Registration
+import Testing
+
+/// Known answers for the pieces around the pose graph: blur measure, sticker shape, ICP refinement.
+struct RefinementTests {
+  /// A dark square (20…60 px) on a light ground, its edges Gaussian-blurred by σ pixels, exactly.
+  static func blurredSquare(sigma: Double, size: Int = 80) -> [UInt8] {
+    func phi(_ x: Double) -> Double { 0.5 * (1 + erf(x / 2.squareRoot())) }
+    func inside(_ t: Double) -> Double { phi((t - 20) / sigma) - phi((t - 60) / sigma) }
+    var grey = [UInt8](repeating: 0, count: size * size)
+    for y in 0..<size {
+      for x in 0..<size {
+        grey[y * size + x] = UInt8((220 - 180 * inside(Double(x)) * inside(Double(y))).rounded())
+      }
+    }
+    return grey
+  }
+
+  static let square = DetectedMarker(id: 0, corners: [SIMD2(20, 20), SIMD2(60, 20), SIMD2(60, 60), SIMD2(20, 60)])
+
+  @Test func edgeBlurMeasuresAGaussianStep() throws {
+    // Slopes come from pixel samples: a step centred on a pixel reads up to a fifth wide
+    // (1/(2·(Φ(1) − Φ(0))·√(2π)) = 1.17 at σ 1), one between pixels 4 % wide.
+    let sharp = try #require(edgeBlur(of: [Self.square], grey: Self.blurredSquare(sigma: 1.0), width: 80, height: 80))
+    #expect(sharp >= 1.0 && sharp <= 1.2, "σ 1 px measured as \(sharp)")
+    let soft = try #require(edgeBlur(of: [Self.square], grey: Self.blurredSquare(sigma: 1.3), width: 80, height: 80))
+    #expect(soft >= 1.3 && soft <= 1.3 * 1.12, "σ 1.3 px measured as \(soft)")
+    // Wider than the ±3 px window: under-estimated, yet above the default limit.
+    let smeared = try #require(edgeBlur(of: [Self.square], grey: Self.blurredSquare(sigma: 2.5), width: 80, height: 80))
+    #expect(smeared > ReconstructionOptions.default.maximumEdgeBlur && smeared < 2.5)
+    // No contrast, no estimate.
+    #expect(edgeBlur(of: [Self.square], grey: [UInt8](repeating: 128, count: 6400), width: 80, height: 80) == nil)
+  }
+
+  @Test func squareShapeErrorIsTheWorstEdgeOrDiagonal() {
+    let side = 0.016
+    let perfect = RigidTransform.squareModel(side: side)
+    #expect(squareShapeError(perfect, side: side) < 1e-12)
+    var moved = perfect
+    moved[2].x += 0.0005  // corner 2 out by 0.5 mm along x: edge 1–2 unchanged to first order
+    let d = (moved[2] - moved[3])
+    #expect(abs(squareShapeError(moved, side: side) - max(abs((d * d).sum().squareRoot() - side), abs(((moved[2] - moved[0]) * (moved[2] - moved[0])).sum().squareRoot() - side * 2.squareRoot()))) < 1e-12)
+    #expect(squareShapeError(moved, side: side) > 0.00035)
+  }
+
+  /// Points on the upper half of an ellipsoid with semi-axes 75, 60, 55 mm, `step` radians apart.
+  static func dome(step: Double, offset: Double = 0) -> [SIMD3<Double>] {
+    var points: [SIMD3<Double>] = []
+    var polar = offset + step
+    while polar < .pi / 2 {
+      var azimuth = offset
+      let ring = max(1, Int((2 * .pi * sin(polar)) / step))
+      for _ in 0..<ring {
+        points.append(SIMD3(0.075 * sin(polar) * cos(azimuth), 0.060 * sin(polar) * sin(azimuth), 0.055 * cos(polar)))
+        azimuth += 2 * .pi / Double(ring)
+      }
+      polar += step
+    }
+    return points
+  }
+
+  static func model(_ points: [SIMD3<Double>], voxel: Double) -> [SIMD3<Int32>: VoxelSum] {
+    var grid: [SIMD3<Int32>: VoxelSum] = [:]
+    for p in points {
+      let key = SIMD3<Int32>(Int32((p.x / voxel).rounded(.down)), Int32((p.y / voxel).rounded(.down)), Int32((p.z / voxel).rounded(.down)))
+      grid[key, default: VoxelSum()].position += p
+      grid[key, default: VoxelSum()].count += 1
+    }
+    return grid
+  }
+
+  @Test func icpUndoesASmallMisregistrationAndLeavesAGoodOneAlone() throws {
+    let model = Self.model(Self.dome(step: 0.008), voxel: 0.001)
+    let frame = Self.dome(step: 0.004, offset: 0.002)
+    let truth = RigidTransform(
+      rotation: Rotation3(axis: SIMD3(0.3, 1, 0.2).normalized, angle: 0.4 * .pi / 180), translation: SIMD3(0.0008, -0.0005, 0.0003))
+    let misplaced = frame.map(truth.apply)
+    let correction = try #require(icpCorrection(misplaced, model: model, options: .default))
+    let residual = (correction * truth).difference(to: .identity)
+    #expect(residual.distance < 0.0002, "left \(residual.distance * 1000) mm")
+    #expect(residual.angle < 0.1 * .pi / 180, "left \(residual.angle * 180 / .pi)°")
+    // Already in place: nothing to lower, no move.
+    #expect(icpCorrection(frame, model: model, options: .default) == nil)
+  }
+}
