@@ -53,34 +53,17 @@ public enum HeadPlots {
     return svg + "</svg>\n"
   }
 
-  /// Perimeter against height, the fitted band and parabola, and h*.
+  /// Perimeter against height, the fitted band and h*.
   public static func perimeterByHeight(_ m: HeadMeasurement) -> String {
-    let width = 640.0, height = 420.0, left = 70.0, right = 20.0, topMargin = 40.0, bottom = 50.0
     let hs = m.layers.map(\.contour.height), ps = m.layers.map(\.contour.perimeter)
-    guard let hMin = hs.min(), let hMax = hs.max(), let pMin = ps.min(), let pMax = ps.max() else { return "" }
-    let pLow = (pMin / 10).rounded(.down) * 10, pHigh = (pMax / 10).rounded(.up) * 10 + 10
-    func x(_ h: Double) -> Double { left + (h - hMin) / max(1, hMax - hMin) * (width - left - right) }
-    func y(_ p: Double) -> Double { topMargin + (pHigh - p) / (pHigh - pLow) * (height - topMargin - bottom) }
-    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"sans-serif\">\n"
-    svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    svg += "<text x=\"\(Int(left))\" y=\"24\" font-size=\"15\">Contour perimeter by height above the ears' plane</text>\n"
-    svg += String(format: "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", left, height - bottom, width - right, height - bottom)
-    svg += String(format: "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", left, topMargin, left, height - bottom)
-    for tick in stride(from: (hMin / 10).rounded(.up) * 10, through: hMax, by: 10) {
-      svg += String(format: "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"middle\">%.0f</text>\n", x(tick), height - bottom + 16, tick)
-    }
-    for tick in stride(from: pLow, through: pHigh, by: max(10, ((pHigh - pLow) / 6 / 10).rounded(.up) * 10)) {
-      svg += String(format: "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.0f</text>\n", left - 6, y(tick) + 4, tick)
-    }
-    svg += String(format: "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\">height h (mm)</text>\n", (left + width - right) / 2, height - 12)
-    svg += String(format: "<text x=\"16\" y=\"%.0f\" font-size=\"12\" transform=\"rotate(-90 16 %.0f)\" text-anchor=\"middle\">perimeter (mm)</text>\n", (topMargin + height - bottom) / 2, (topMargin + height - bottom) / 2)
-    let band = (m.level.longestLayerHeight - 10)...(m.level.longestLayerHeight + 10)
-    svg += String(format: "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"#fdebd0\"/>\n", x(max(hMin, band.lowerBound)), topMargin, x(min(hMax, band.upperBound)) - x(max(hMin, band.lowerBound)), height - topMargin - bottom)
-    let dots = zip(hs, ps).map { String(format: "M%.1f %.1fh0.01", x($0), y($1)) }.joined()
-    svg += "<path d=\"\(dots)\" stroke=\"#1f4e79\" stroke-width=\"4\" stroke-linecap=\"round\"/>\n"
-    svg += String(format: "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#c0392b\" stroke-width=\"1.5\"/>\n", x(m.level.height), topMargin, x(m.level.height), height - bottom)
-    svg += String(format: "<text x=\"%.1f\" y=\"%.0f\" font-size=\"12\" fill=\"#c0392b\">h* = %.1f mm (parabola over the longest layer ± 10 mm)</text>\n", x(m.level.height) + 6, topMargin + 14, m.level.height)
-    return svg + "</svg>\n"
+    guard !hs.isEmpty else { return "" }
+    var chart = SVGChart(
+      title: "Contour perimeter by height above the ears' plane", xLabel: "height h (mm)", yLabel: "perimeter (mm)",
+      x: SVGChart.padded(hs, margin: 0.02), y: SVGChart.padded(ps))
+    chart.band(x: (m.level.longestLayerHeight - 10)...(m.level.longestLayerHeight + 10), colour: "#fdebd0")
+    chart.dots(zip(hs, ps).map { SIMD2($0, $1) }, radius: 2)
+    chart.verticalLine(at: m.level.height, colour: "#c0392b", label: String(format: "h* = %.1f mm (parabola over the longest layer ± 10 mm)", m.level.height))
+    return chart.svg
   }
 }
 

@@ -92,17 +92,26 @@ public func estimateLayer(points: [SIMD3<Double>], height: Double, options: Slic
 
 /// Least-squares `r(θ) = a0 + Σ a_k cos kθ + b_k sin kθ`; coefficients as [a0, a1, b1, a2, b2, …].
 func fitFourier(_ samples: [(theta: Double, r: Double)], harmonics: Int) -> [Double]? {
-  let n = 2 * harmonics + 1
-  var m = [Double](repeating: 0, count: n * n), v = [Double](repeating: 0, count: n)
-  for s in samples {
+  let rows = samples.map { s -> [Double] in
     var row = [1.0]
     for k in 1...harmonics { row += [cos(Double(k) * s.theta), sin(Double(k) * s.theta)] }
+    return row
+  }
+  return solveNormalEquations(rows: rows, targets: samples.map(\.r))
+}
+
+/// Linear least squares `rows · x ≈ targets` through the normal equations, solved by
+/// Gaussian elimination with partial pivoting (small, well-conditioned systems);
+/// `nil` when singular.
+func solveNormalEquations(rows: [[Double]], targets: [Double]) -> [Double]? {
+  guard let n = rows.first?.count else { return nil }
+  var m = [Double](repeating: 0, count: n * n), v = [Double](repeating: 0, count: n)
+  for (row, target) in zip(rows, targets) {
     for i in 0..<n {
-      v[i] += row[i] * s.r
+      v[i] += row[i] * target
       for j in 0..<n { m[i * n + j] += row[i] * row[j] }
     }
   }
-  // Gaussian elimination with partial pivoting (small, well-conditioned system).
   for c in 0..<n {
     guard let pivot = (c..<n).max(by: { abs(m[$0 * n + c]) < abs(m[$1 * n + c]) }), abs(m[pivot * n + c]) > 1e-12 else { return nil }
     if pivot != c {

@@ -23,42 +23,17 @@ public struct MeasurementLevel: Sendable, Hashable, Codable {
     let h0 = heights[best]
     let band = heights.indices.filter { abs(heights[$0] - h0) <= halfBand + 1e-9 }
     let lowest = band.map { heights[$0] }.min()!, highest = band.map { heights[$0] }.max()!
-    // Least squares in the centred variable t = h − h0 for conditioning.
-    var s = [Double](repeating: 0, count: 5), r = [Double](repeating: 0, count: 3)
-    for i in band {
-      let t = heights[i] - h0, p = perimeters[i]
-      var power = 1.0
-      for k in 0..<5 {
-        s[k] += power
-        if k < 3 { r[k] += power * p }
-        power *= t
-      }
-    }
-    // Normal equations for (c, b, a): [[s0 s1 s2] [s1 s2 s3] [s2 s3 s4]] x = r.
-    let m = [[s[0], s[1], s[2]], [s[1], s[2], s[3]], [s[2], s[3], s[4]]]
+    // Least squares in the centred variable t = h − h0 for conditioning: x = (c, b, a).
+    let rows = band.map { i -> [Double] in let t = heights[i] - h0; return [1, t, t * t] }
+    let solution = solveNormalEquations(rows: rows, targets: band.map { perimeters[$0] })
     longestLayerHeight = h0
     layersFitted = band.count
-    if band.count >= 3, let x = Self.solve3(m, r), x[2] < 0 {
+    if band.count >= 3, let x = solution, x[2] < 0 {
       curvature = x[2]
       height = min(highest, max(lowest, h0 - x[1] / (2 * x[2])))
     } else {
       curvature = 0
       height = h0
-    }
-  }
-
-  /// Cramer's rule for a 3×3 system; `nil` when singular.
-  private static func solve3(_ m: [[Double]], _ r: [Double]) -> [Double]? {
-    func det(_ a: [[Double]]) -> Double {
-      a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-        + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
-    }
-    let d = det(m)
-    guard abs(d) > 1e-12 else { return nil }
-    return (0..<3).map { column in
-      var replaced = m
-      for row in 0..<3 { replaced[row][column] = r[row] }
-      return det(replaced) / d
     }
   }
 }

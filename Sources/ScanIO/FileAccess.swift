@@ -6,7 +6,8 @@ import Darwin
 import Foundation
 
 /// A read-only file descriptor with positioned reads (`pread`), safe to share between threads.
-final class ReadOnlyFile: @unchecked Sendable {
+/// Inputs are only ever opened through it, so no reader can modify them.
+public final class ReadOnlyFile: @unchecked Sendable {
   let path: String
   let descriptor: Int32
   let size: Int
@@ -56,8 +57,8 @@ final class ReadOnlyFile: @unchecked Sendable {
     return [UInt8](slice)
   }
 
-  /// The whole file (for small files: headers, index files, images).
-  static func contents(of path: String) throws(ScanIOError) -> Data {
+  /// The whole file, opened read-only (for small files: headers, index files, images, tables).
+  public static func contents(of path: String) throws(ScanIOError) -> Data {
     let file = try ReadOnlyFile(path: path)
     let bytes = try file.bytes(count: file.size, at: 0)
     return Data(bytes)

@@ -12,10 +12,13 @@ struct EvaluateCommand: ParsableCommand {
     discussion: """
       Each SCAN needs NAME.truth.json beside it (headscan simulate writes one). Prints one line a
       scan: marker and camera pose errors, the cloud's RMS distance to the true surface, frames kept.
+      With --measure, also measures each scan with its landmarks (NAME.landmarks.json) and with the
+      automatic head frame, and prints a table of the errors against the exact measures (mm, CVAI points).
 
       Examples:
         headscan evaluate fixtures/scans/orbit-small
-        headscan evaluate out/*.rgbdscan
+        headscan evaluate out/*.rgbdscan --measure
+        scripts/accuracy-report.sh   # simulates normal, mild, moderate, severe and brachycephalic heads
       """)
 
   @Argument(help: "Simulated scans (.rgbdscan files or TUM folders).")
@@ -24,17 +27,37 @@ struct EvaluateCommand: ParsableCommand {
   @Flag(help: "Registration only (skip fusion and the cloud comparison).")
   var noFusion = false
 
+  @Flag(help: "Also measure each scan (landmarks and automatic head frame) and print the table of errors.")
+  var measure = false
+
+  func validate() throws {
+    if measure && noFusion { throw ValidationError("--measure needs the fused cloud: drop --no-fusion") }
+  }
+
   @OptionGroup var global: GlobalOptions
 
   func run() throws {
     try reportingErrors {
       var options = ReconstructionOptions.default
       options.fuse = !noFusion
+      var table: [(String, MeasurementAccuracy)] = []
       for path in scans {
         let truth = try RegistrationAccuracy.truth(beside: path)
-        let result = try naming(path) { try reconstructHead(try openScan(at: path), options: options) }
+        let reader = try openScan(at: path)
+        let result = try naming(path) { try reconstructHead(reader, options: options) }
         let accuracy = RegistrationAccuracy(result: result, truth: truth)
         print(String(format: "%@: %@; corner RMS %.2f mm", path, accuracy.description, result.cornerRMS * 1000))
+        if measure {
+          let landmarks = companionBase(of: path) + ".landmarks.json"
+          table.append((path, try naming(path) { try MeasurementAccuracy(scan: reader, landmarksPath: landmarks, reconstruction: result, truth: truth) }))
+        }
+      }
+      if measure {
+        let width = max(4, table.map(\.0.count).max() ?? 0)
+        print("\n" + "scan".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + MeasurementAccuracy.header)
+        for (path, row) in table { print(path.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + row.row) }
+        let missed = table.filter { !$0.1.meetsTargets }.count
+        print("\(table.count - missed) of \(table.count) scans meet the targets (|ΔCVAI| ≤ 0.3, diagonals/length/width ≤ 1 mm, HC ≤ 2 mm, severity equal, automatic frame within 0.5 points)")
       }
     }
   }

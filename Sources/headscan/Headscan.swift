@@ -9,14 +9,19 @@ struct Headscan: ParsableCommand {
     discussion: """
       Scans are .rgbdscan recorder files or TUM-style folders (see docs/formats.md).
       Exit codes: 0 success, 1 bad input or failed processing (one line on stderr
-      names the file and the problem), 64 bad command line.
+      names the file and the problem; batch: some scans failed), 64 bad command line.
 
       Examples:
-        headscan inspect fixtures/scans/orbit-small.rgbdscan
-        headscan markers fixtures/scans/orbit-small.rgbdscan --json markers.json
+        headscan inspect fixtures/scans/orbit-small
         headscan simulate out/plagio.rgbdscan --cvai 8 --frames 300
+        headscan measure out/plagio.rgbdscan --json out/plagio.json --plots out/figures
+        headscan batch scans --out reports
+        headscan validate calliper.csv --reports reports --plots bland-altman
       """,
-    subcommands: [InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, SimulateCommand.self, EvaluateCommand.self])
+    subcommands: [
+      InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
+      BatchCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
+    ])
 }
 
 /// Options every command takes.

@@ -7,6 +7,14 @@ import ScanIO
 
 extension CVAIDenominator: ExpressibleByArgument {}
 
+/// Where `measure` takes the head frame from.
+enum HeadFrameSource: String, ExpressibleByArgument, CaseIterable {
+  /// The four landmarks (contract §3–4).
+  case landmarks
+  /// The head's mirror symmetry and open side (no landmarks needed).
+  case auto
+}
+
 /// `headscan measure SCAN --landmarks L.json --json REPORT.json` (contract §6).
 struct MeasureCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -21,6 +29,7 @@ struct MeasureCommand: ParsableCommand {
         headscan measure fixtures/scans/orbit-small --landmarks fixtures/scans/orbit-small.landmarks.json --json report.json
         headscan measure scan.rgbdscan --landmarks scan.landmarks.json --json report.json --cvai-denominator shorter
         headscan measure scan.rgbdscan --json report.json --plots figures
+        headscan measure scan.rgbdscan --frame auto --json report.json
       """)
 
   @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
@@ -28,6 +37,9 @@ struct MeasureCommand: ParsableCommand {
 
   @Option(help: "The landmarks file (contract §3); default SCAN's name with .landmarks.json.")
   var landmarks: String?
+
+  @Option(help: "Head frame from: landmarks (contract §4, the default) or auto (experimental: the head's mirror symmetry and the cap's axis, no landmarks; a few degrees off the landmarks' frame, which moves CVAI by points on asymmetric heads).")
+  var frame: HeadFrameSource = .landmarks
 
   @Option(help: "Where to write the report (JSON, atomically).")
   var json: String?
@@ -68,7 +80,9 @@ struct MeasureCommand: ParsableCommand {
     var cranialIndexClass: String
     var flattenedSide: String
     var headFrame: String
+    var symmetryRMS: Double?
     var contourMeasuredPercent: Double
+    var intervals95: MeasureIntervals?
     var layers: Int
     var scan: String
   }
@@ -77,18 +91,31 @@ struct MeasureCommand: ParsableCommand {
     try reportingErrors {
       let landmarksPath = landmarks ?? (companionBase(of: scan) + ".landmarks.json")
       for output in [json, cloud].compactMap({ $0 }) { try checkOutput(output, isNot: [scan, landmarksPath]) }
-      let file = try LandmarkFile(path: landmarksPath)
+      let file = frame == .landmarks ? try LandmarkFile(path: landmarksPath) : nil
       let reader = try openScan(at: scan)
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       let result = try naming(scan) { try reconstructHead(reader, progress: stageProgress(global)) }
-      let points = try liftLandmarks(file, path: landmarksPath, scan: reader, reconstruction: result)
-      let frame: HeadFrame
-      do {
-        frame = try HeadFrame(nasion: points["nasion"]!, noseTip: points["noseTip"]!, leftEar: points["leftEar"]!, rightEar: points["rightEar"]!)
-      } catch {
-        throw CommandError("\(landmarksPath): \(error)")
+      let headFromWorld: RigidTransform
+      var symmetryRMS: Double?
+      if let file {
+        let points = try liftLandmarks(file, path: landmarksPath, scan: reader, reconstruction: result)
+        do {
+          headFromWorld = try HeadFrame(
+            nasion: points["nasion"]!, noseTip: points["noseTip"]!, leftEar: points["leftEar"]!, rightEar: points["rightEar"]!
+          ).headFromWorld
+        } catch {
+          throw CommandError("\(landmarksPath): \(error)")
+        }
+      } else {
+        do {
+          let automatic = try estimateHeadFrame(cloud: result.cloud, markers: result.markers)
+          headFromWorld = automatic.headFromWorld
+          symmetryRMS = automatic.symmetryRMS * 1000
+        } catch {
+          throw CommandError("\(scan): \(error)")
+        }
       }
-      let headPoints = result.cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) }
+      let headPoints = result.cloud.positions.map { headFromWorld.apply(SIMD3<Double>($0)) }
       let measurement: HeadMeasurement
       do {
         measurement = try measureHead(points: headPoints)
@@ -96,6 +123,7 @@ struct MeasureCommand: ParsableCommand {
         throw CommandError("\(scan): \(error)")
       }
       let m = measurement.measures
+      let intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: cvaiDenominator)
       let report = Report(
         cvai: m.cvai(denominator: cvaiDenominator), cva: m.cva, diagonalA: m.diagonalA, diagonalB: m.diagonalB, ci: m.ci,
         length: m.length, width: m.width, circumference: m.circumference, measurementLevel: measurement.level.height,
@@ -104,8 +132,8 @@ struct MeasureCommand: ParsableCommand {
           frames: result.frames.count, framesRegistered: result.framesRegistered, markers: result.markersDetected.count,
           markersRegistered: result.markers.count, cornerRMS: result.cornerRMS * 1000),
         cvaiDenominator: cvaiDenominator.rawValue, cvaiLonger: m.cvai, cvaiShorter: m.cvaiShorter,
-        cranialIndexClass: m.cranialIndexClass.rawValue, flattenedSide: m.flattenedSide.rawValue, headFrame: "landmarks",
-        contourMeasuredPercent: measurement.contourAtLevel.measuredFraction * 100, layers: measurement.layers.count, scan: scan)
+        cranialIndexClass: m.cranialIndexClass.rawValue, flattenedSide: m.flattenedSide.rawValue, headFrame: frame == .landmarks ? "landmarks" : "automatic", symmetryRMS: symmetryRMS,
+        contourMeasuredPercent: measurement.contourAtLevel.measuredFraction * 100, intervals95: intervals, layers: measurement.layers.count, scan: scan)
       if let json { try writeJSON(report, to: json) }
       if let cloud { try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan measure \(scan)"), to: cloud) }
       if let plots {
@@ -121,17 +149,20 @@ struct MeasureCommand: ParsableCommand {
         ]
         for (name, svg) in figures { try AtomicFile.write(Data(svg.utf8), to: plots + "/" + name) }
       }
+      func range(_ i: Interval95?) -> String { i.map { String(format: " [%.1f, %.1f]", $0.low, $0.high) } ?? "" }
       print(String(
         format: """
-          CVAI        %.1f %% (%@ denominator)   severity %d (CHOA)   flattening: %@
-          CVA         %.1f mm   diagonals A %.1f mm, B %.1f mm
-          CI          %.1f (%@)   length %.1f mm, width %.1f mm
-          HC          %.1f mm at %.1f mm above the ears' plane (%.0f %% of the contour measured)
+          CVAI        %.1f %%%@ (%@ denominator)   severity %d (CHOA)   flattening: %@
+          CVA         %.1f mm%@   diagonals A %.1f mm%@, B %.1f mm%@
+          CI          %.1f%@ (%@)   length %.1f mm, width %.1f mm
+          HC          %.1f mm%@ at %.1f mm above the %@ (%.0f %% of the contour measured)
           registered  %d of %d frames, %d markers, corner RMS %.2f mm
           """,
-        report.cvai, cvaiDenominator.rawValue, report.severity, m.flattenedSide.rawValue, report.cva, report.diagonalA,
-        report.diagonalB, report.ci, m.cranialIndexClass.rawValue, report.length, report.width, report.circumference,
-        report.measurementLevel, report.contourMeasuredPercent, result.framesRegistered, result.frames.count,
+        report.cvai, range(intervals?.cvai), cvaiDenominator.rawValue, report.severity, m.flattenedSide.rawValue,
+        report.cva, range(intervals?.cva), report.diagonalA, range(intervals?.diagonalA), report.diagonalB,
+        range(intervals?.diagonalB), report.ci, range(intervals?.ci), m.cranialIndexClass.rawValue, report.length,
+        report.width, report.circumference, range(intervals?.circumference), report.measurementLevel, frame == .landmarks ? "ears' plane" : "lowest scanned layer (automatic head frame)",
+        report.contourMeasuredPercent, result.framesRegistered, result.frames.count,
         result.markers.count, result.cornerRMS * 1000))
     }
   }

@@ -42,6 +42,15 @@ struct RegistrationAccuracyTests {
       #expect(abs(m.circumference - t.circumference) <= 2.0)
       #expect(m.severity == t.severity)
       #expect(m.flattenedSide == t.flattenedSide)
+      // The automatic head frame (mirror symmetry, no landmarks) against the landmarks' frame:
+      // it finds the midsagittal plane and the face (length along x, width along y), but its
+      // axes are several degrees off the landmarks' (see docs/method.md), so CVAI is not compared.
+      let automatic = try estimateHeadFrame(cloud: result.cloud, markers: result.markers)
+      let byShape = try measureHead(points: result.cloud.positions.map { automatic.headFromWorld.apply(SIMD3<Double>($0)) }).measures
+      print(String(format: "automatic frame: CVAI %.2f (landmarks %.2f, truth %.2f), length %.1f, width %.1f mm, symmetry RMS %.2f mm", byShape.cvai, m.cvai, t.cvai, byShape.length, byShape.width, automatic.symmetryRMS * 1000))
+      #expect(abs(byShape.length - m.length) <= 3 && abs(byShape.width - m.width) <= 3)
+      let xAuto = automatic.headFromWorld.inverse.rotation * SIMD3<Double>(1, 0, 0), xLandmarks = frame.worldFromHead.rotation * SIMD3<Double>(1, 0, 0)
+      #expect(xAuto.dot(xLandmarks) > cos(15 * Double.pi / 180))
       let a = RegistrationAccuracy(result: result, truth: truth)
       print("registration accuracy (48-frame orbit, 640×480): \(a); corner RMS \(result.cornerRMS * 1000) mm")
       // The map itself, free of how the world sticker happens to be estimated: the targets.
@@ -51,11 +60,10 @@ struct RegistrationAccuracyTests {
       #expect(a.aligned.cloudRMS <= 0.7)
       #expect(a.aligned.cloudPointsScored > 20_000)
       #expect(a.keptFraction >= 0.95)
-      // In the contract world the world sticker's own orientation error (a few tenths of a degree
-      // from four corners 16 mm apart) grows with distance from it.
-      #expect(a.world.markerTranslation <= 1.5)
-      #expect(a.world.markerRotation <= 1.0)
-      #expect(a.world.cameraTranslation <= 5.0)
+      // In the contract world: the world sticker's corners settled on the fused surface.
+      #expect(a.world.markerTranslation <= 1.0)
+      #expect(a.world.markerRotation <= 0.5)
+      #expect(a.world.cameraTranslation <= 2.0)
       #expect(a.world.cloudRMS <= 0.7)
       #expect(result.worldMarkerID == result.markers.map(\.id).min())
       #expect(result.markers.count >= 12, "\(result.markers.count) markers kept")
@@ -91,6 +99,25 @@ struct RegistrationAccuracyTests {
       #expect(a.aligned.markerTranslation <= 1.0 && a.aligned.markerRotation <= 1.5, "\(a)")
       #expect(a.aligned.cameraTranslation <= 2.0, "\(a)")
       #expect(result.markers.count < truth.markers.count, "half an orbit cannot see the whole cap")
+    }
+  }
+
+  @Test func motionBlurredFramesAreRejectedWithTheReason() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let (scan, truth) = try Self.simulate({
+        $0.frames = 32; $0.path.coverage = 0.6; $0.shakenFrames = [6: 7, 15: 7]
+      }, in: folder)
+      let result = try reconstructHead(scan, options: { var o = ReconstructionOptions.default; o.fuse = false; return o }())
+      let blurs = result.frames.map { $0.edgeBlur ?? 0 }
+      print("edge blur σ by frame (px):", blurs.map { String(format: "%.2f", $0) }.joined(separator: " "))
+      let blurred = result.frames.filter { if case .motionBlur = $0.rejection { return true } else { return false } }.map(\.index)
+      #expect(blurred == [6, 15])
+      // Sharp frames stay well under the limit.
+      let sharpest = result.frames.filter { frame in frame.index != 6 && frame.index != 15 }.map { frame in frame.edgeBlur ?? 0 }.max() ?? 0
+      #expect(sharpest < 1.3)
+      #expect(result.frames[6].worldFromCamera == nil && result.frames[15].worldFromCamera == nil)
+      let a = RegistrationAccuracy(result: result, truth: truth)
+      #expect(a.aligned.cameraTranslation <= 2.0, "\(a)")
     }
   }
 

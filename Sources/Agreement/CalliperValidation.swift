@@ -1,0 +1,196 @@
+import CVAI
+import Foundation
+import PointCloud
+import ScanIO
+
+/// The keys of a `headscan measure` report (contract §6) that validation reads; mm and percent.
+public struct MeasureReport: Sendable, Hashable, Codable {
+  public var cvai: Double
+  public var cva: Double
+  public var diagonalA: Double
+  public var diagonalB: Double
+  public var ci: Double
+  public var length: Double
+  public var width: Double
+  public var circumference: Double
+  public var severity: Int
+  /// `longer` (default) or `shorter`: which diagonal divided CVA in ``cvai``.
+  public var cvaiDenominator: String?
+
+  public init(
+    cvai: Double, cva: Double, diagonalA: Double, diagonalB: Double, ci: Double, length: Double, width: Double,
+    circumference: Double, severity: Int, cvaiDenominator: String? = nil
+  ) {
+    (self.cvai, self.cva, self.diagonalA, self.diagonalB, self.ci) = (cvai, cva, diagonalA, diagonalB, ci)
+    (self.length, self.width, self.circumference, self.severity, self.cvaiDenominator) = (length, width, circumference, severity, cvaiDenominator)
+  }
+
+  /// CVAI by the longer diagonal (contract default), whatever the report was asked for.
+  public var cvaiByLonger: Double {
+    cvaiDenominator == "shorter" ? abs(diagonalA - diagonalB) / max(diagonalA, diagonalB) * 100 : cvai
+  }
+
+  /// Reads a report file. Throws ``ReportError`` naming the file and the key.
+  public init(path: String) throws(ReportError) {
+    let data: Data
+    do {
+      data = try ReadOnlyFile.contents(of: path)
+    } catch {
+      throw ReportError(path: path, problem: String(describing: error).replacingOccurrences(of: path + ": ", with: ""))
+    }
+    do {
+      self = try JSONDecoder().decode(MeasureReport.self, from: data)
+    } catch DecodingError.keyNotFound(let key, _) {
+      throw ReportError(path: path, problem: "missing report key '\(key.stringValue)'")
+    } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+      throw ReportError(path: path, problem: "report key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not a number")
+    } catch {
+      throw ReportError(path: path, problem: "not a headscan report (invalid JSON)")
+    }
+  }
+}
+
+/// A report file that cannot be used.
+public struct ReportError: Error, Sendable, Hashable, CustomStringConvertible {
+  public var path: String
+  public var problem: String
+  public var description: String { "\(path): \(problem)" }
+}
+
+/// One compared measure.
+public enum ComparedMeasure: String, Sendable, CaseIterable, Codable {
+  case cvai, cva, diagonalA, diagonalB, length, width, ci, circumference
+
+  /// Its unit, for tables and axes.
+  public var unit: String {
+    switch self {
+    case .cvai: return "%"
+    case .ci: return "CI points"
+    default: return "mm"
+    }
+  }
+
+  /// A label for tables and plots.
+  public var title: String {
+    switch self {
+    case .cvai: return "CVAI"
+    case .cva: return "CVA"
+    case .diagonalA: return "diagonal A"
+    case .diagonalB: return "diagonal B"
+    case .length: return "length"
+    case .width: return "width"
+    case .ci: return "CI"
+    case .circumference: return "circumference"
+    }
+  }
+
+  /// The 3D value from a report.
+  func value(_ r: MeasureReport) -> Double {
+    switch self {
+    case .cvai: return r.cvaiByLonger
+    case .cva: return r.cva
+    case .diagonalA: return r.diagonalA
+    case .diagonalB: return r.diagonalB
+    case .length: return r.length
+    case .width: return r.width
+    case .ci: return r.ci
+    case .circumference: return r.circumference
+    }
+  }
+
+  /// The calliper value, derived as the contract defines it where the table has the inputs.
+  func value(_ c: CalliperTable.Row) -> Double? {
+    let longer = max(c.diagonalA, c.diagonalB), shorter = min(c.diagonalA, c.diagonalB)
+    switch self {
+    case .cvai: return (longer - shorter) / longer * 100
+    case .cva: return longer - shorter
+    case .diagonalA: return c.diagonalA
+    case .diagonalB: return c.diagonalB
+    case .length: return c.length
+    case .width: return c.width
+    case .ci: return c.length.flatMap { l in c.width.map { $0 / l * 100 } }
+    case .circumference: return c.circumference
+    }
+  }
+}
+
+/// Agreement of one measure: the statistics and the pairs behind them.
+public struct MeasureAgreement: Sendable, Hashable, Codable {
+  public struct Pair: Sendable, Hashable, Codable {
+    public var scan: String
+    public var report: Double
+    public var calliper: Double
+  }
+
+  public var measure: ComparedMeasure
+  public var statistics: PairedAgreement
+  public var pairs: [Pair]
+}
+
+/// `headscan validate`: 3D reports against calliper measurements (contract §7; differences
+/// are report minus calliper).
+public struct CalliperValidation: Sendable, Hashable, Codable {
+  /// Scans present on both sides, sorted.
+  public var matched: [String]
+  /// Calliper rows whose scan has no report.
+  public var calliperWithoutReport: [String]
+  /// Reports (file names without `.json`) without a calliper row.
+  public var reportsWithoutCalliper: [String]
+  /// One entry per measure present on both sides for at least two scans.
+  public var measures: [MeasureAgreement]
+  /// CHOA severity, report against the level of the calliper CVAI.
+  public var severity: RatingAgreement
+
+  /// Compares `reports` (by scan name) with `calliper`.
+  public init(calliper: CalliperTable, reports: [String: MeasureReport]) {
+    let rows = Dictionary(uniqueKeysWithValues: calliper.rows.map { ($0.scan, $0) })
+    let matched = rows.keys.filter { reports[$0] != nil }.sorted()
+    self.matched = matched
+    calliperWithoutReport = calliper.rows.map(\.scan).filter { reports[$0] == nil }
+    reportsWithoutCalliper = reports.keys.filter { rows[$0] == nil }.sorted()
+    measures = ComparedMeasure.allCases.compactMap { measure in
+      let pairs = matched.compactMap { scan -> MeasureAgreement.Pair? in
+        guard let c = measure.value(rows[scan]!) else { return nil }
+        return .init(scan: scan, report: measure.value(reports[scan]!), calliper: c)
+      }
+      guard let statistics = PairedAgreement(first: pairs.map(\.report), second: pairs.map(\.calliper)) else { return nil }
+      return MeasureAgreement(measure: measure, statistics: statistics, pairs: pairs)
+    }
+    severity = RatingAgreement(
+      first: matched.map { reports[$0]!.severity },
+      second: matched.map { choaSeverity(cvai: ComparedMeasure.cvai.value(rows[$0]!)!) })
+  }
+
+  /// Reads every `*.json` report in `folder` (name without `.json` → report).
+  /// - Throws: ``ReportError`` for an unreadable folder or report.
+  public static func reports(in folder: String) throws(ReportError) -> [String: MeasureReport] {
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    } catch {
+      throw ReportError(path: folder, problem: "cannot list the reports folder: \((error as NSError).localizedDescription)")
+    }
+    var reports: [String: MeasureReport] = [:]
+    for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
+      reports[String(name.dropLast(5))] = try MeasureReport(path: folder + "/" + name)
+    }
+    return reports
+  }
+}
+
+/// A calliper-like table from 3D reports: each measure minus `bias` plus Gaussian noise of
+/// SD `noise` (mm), rounded to 0.1 mm as a calliper reads. For checking `validate` on data
+/// whose answer is known.
+public func simulatedCalliperCSV(reports: [String: MeasureReport], bias: Double, noise: Double, seed: UInt64) -> String {
+  var random = SeededGenerator(seed: seed)
+  var lines = ["scan,diagonalA,diagonalB,length,width,circumference"]
+  for scan in reports.keys.sorted() {
+    let r = reports[scan]!
+    let values = [r.diagonalA, r.diagonalB, r.length, r.width, r.circumference].map { value -> String in
+      String(format: "%.1f", value - bias + noise * random.gaussian())
+    }
+    let quoted = scan.contains(",") || scan.contains("\"") ? "\"" + scan.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : scan
+    lines.append(([quoted] + values).joined(separator: ","))
+  }
+  return lines.joined(separator: "\n") + "\n"
+}

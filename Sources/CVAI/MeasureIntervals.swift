@@ -1,0 +1,106 @@
+import Foundation
+import PointCloud
+
+/// A 95 % interval, in the measure's unit.
+public struct Interval95: Sendable, Hashable, Codable {
+  public var low: Double
+  public var high: Double
+
+  public init(low: Double, high: Double) {
+    self.low = low
+    self.high = high
+  }
+
+  /// Half the interval's width.
+  public var halfWidth: Double { (high - low) / 2 }
+}
+
+/// Bootstrap 95 % intervals of the head measures.
+///
+/// Each replicate redraws what the measurement depends on:
+/// - the measurement level: the parabola is refitted to the layer perimeters plus residuals
+///   redrawn (with replacement) from the fit's own residuals, giving a new h*;
+/// - the contour at that level: the points of its band are redrawn with replacement.
+///
+/// The interval is the replicates' spread around their median, moved onto the estimate θ̂:
+/// `[θ̂ − (q₅₀ − q₂.₅), θ̂ + (q₉₇.₅ − q₅₀)]`. Redrawing with replacement thins a contour's
+/// points, which lengthens noisy perimeters; plain percentiles would inherit that bias and
+/// could even miss the estimate. It covers the
+/// sampling noise of the cloud and the choice of level, not the registration's own error
+/// (which the simulator's known answers bound: see docs/registration.md).
+public struct MeasureIntervals: Sendable, Hashable, Codable {
+  public var cvai: Interval95
+  public var cva: Interval95
+  public var diagonalA: Interval95
+  public var diagonalB: Interval95
+  public var length: Interval95
+  public var width: Interval95
+  public var ci: Interval95
+  public var circumference: Interval95
+  public var measurementLevel: Interval95
+  /// Replicates that produced a closed contour (the others are left out).
+  public var replicates: Int
+}
+
+/// Bootstrap intervals for `measurement` of the head-frame `points` (metres, as given to
+/// ``measureHead(points:options:)``). Deterministic for a seed.
+/// - Parameters:
+///   - replicates: how many bootstrap draws (200 gives percentiles to about ±0.5 %).
+///   - denominator: which diagonal divides CVA in the CVAI interval.
+/// - Returns: `nil` when fewer than half the replicates close their contour.
+public func bootstrapIntervals(
+  points: [SIMD3<Double>], measurement: HeadMeasurement, replicates: Int = 200, seed: UInt64 = 1,
+  denominator: CVAIDenominator = .longer, options: SlicingOptions = .default
+) -> MeasureIntervals? {
+  let millimetres = points.map { $0 * 1000 }
+  let heights = measurement.layers.map(\.contour.height), perimeters = measurement.layers.map(\.contour.perimeter)
+  // Residuals of the level's parabola, over the layers it was fitted to.
+  let h0 = measurement.level.longestLayerHeight
+  let fitted = heights.indices.filter { abs(heights[$0] - h0) <= 10 + 1e-9 }
+  let residuals = parabolaResiduals(heights: fitted.map { heights[$0] }, perimeters: fitted.map { perimeters[$0] })
+  // Points near any candidate level (h* stays within ±10 mm of the longest layer).
+  let near = millimetres.filter { $0.z >= h0 - 10 - options.halfBand && $0.z <= h0 + 10 + options.halfBand }
+  var random = SeededGenerator(seed: seed)
+  var samples: [[Double]] = []
+  for _ in 0..<replicates {
+    var redrawn = perimeters
+    if let r = residuals, !r.fitted.isEmpty {
+      for (k, i) in fitted.enumerated() { redrawn[i] = r.fitted[k] + r.residuals[random.below(r.residuals.count)] }
+    }
+    let level = MeasurementLevel(heights: heights, perimeters: redrawn)
+    let band = near.filter { abs($0.z - level.height) <= options.halfBand }
+    guard !band.isEmpty else { continue }
+    let drawn = (0..<band.count).map { _ in band[random.below(band.count)] }
+    guard let e = estimateLayer(points: drawn, height: level.height, options: options),
+      e.measuredFraction >= options.minimumMeasuredFraction, e.largestGap <= options.maximumGap,
+      let m = HeadShapeMeasures(contour: e.contour)
+    else { continue }
+    samples.append([m.cvai(denominator: denominator), m.cva, m.diagonalA, m.diagonalB, m.length, m.width, m.ci, m.circumference, level.height])
+  }
+  guard samples.count * 2 >= replicates, !samples.isEmpty else { return nil }
+  let m = measurement.measures
+  let estimates = [m.cvai(denominator: denominator), m.cva, m.diagonalA, m.diagonalB, m.length, m.width, m.ci, m.circumference, measurement.level.height]
+  func interval(_ k: Int) -> Interval95 {
+    let values = samples.map { $0[k] }.sorted()
+    func at(_ q: Double) -> Double {
+      let position = q * Double(values.count - 1)
+      let i = Int(position.rounded(.down)), f = position - Double(i)
+      return i + 1 < values.count ? values[i] * (1 - f) + values[i + 1] * f : values[i]
+    }
+    let median = at(0.5)
+    return Interval95(low: estimates[k] - (median - at(0.025)), high: estimates[k] + (at(0.975) - median))
+  }
+  return MeasureIntervals(
+    cvai: interval(0), cva: interval(1), diagonalA: interval(2), diagonalB: interval(3), length: interval(4),
+    width: interval(5), ci: interval(6), circumference: interval(7), measurementLevel: interval(8), replicates: samples.count)
+}
+
+/// The least-squares parabola's values at `heights` and the residuals; `nil` for under 3 layers.
+func parabolaResiduals(heights: [Double], perimeters: [Double]) -> (fitted: [Double], residuals: [Double])? {
+  guard heights.count >= 3 else { return nil }
+  let mean = heights.reduce(0, +) / Double(heights.count)
+  let rows = heights.map { h -> [Double] in let t = h - mean; return [1, t, t * t] }
+  guard let c = solveNormalEquations(rows: rows, targets: perimeters) else { return nil }
+  let fitted = rows.map { c[0] * $0[0] + c[1] * $0[1] + c[2] * $0[2] }
+  return (fitted, zip(perimeters, fitted).map { $0 - $1 })
+}

@@ -1,0 +1,86 @@
+import CVAI
+import Foundation
+import PointCloud
+import Registration
+import ScanIO
+import ScanSimulator
+
+/// How far the measures of a reconstructed simulated scan are from the exact truth
+/// (millimetres and CVAI points, measured minus truth).
+public struct MeasurementAccuracy: Sendable, Hashable, Codable {
+  /// The truth's CVAI and severity, for the table.
+  public var truthCVAI: Double
+  public var truthSeverity: Int
+  /// Measured with the landmarks' head frame.
+  public var cvai: Double
+  public var severity: Int
+  public var diagonalA: Double
+  public var diagonalB: Double
+  public var length: Double
+  public var width: Double
+  public var circumference: Double
+  /// CVAI with the automatic head frame (``estimateHeadFrame(cloud:)``), when it was found.
+  public var automaticCVAI: Double?
+
+  /// Lifts the landmarks beside the scan, measures with their frame and with the automatic
+  /// one, and compares both with `truth`.
+  /// - Throws: landmark, head-frame and measurement errors, each naming its file.
+  public init(scan: any ScanReader, landmarksPath: String, reconstruction result: HeadReconstruction, truth: SimulationTruth) throws {
+    let file = try LandmarkFile(path: landmarksPath)
+    let points = try liftLandmarks(file, path: landmarksPath, scan: scan, reconstruction: result)
+    let frame: HeadFrame
+    let m: HeadShapeMeasures
+    do {
+      frame = try HeadFrame(nasion: points["nasion"]!, noseTip: points["noseTip"]!, leftEar: points["leftEar"]!, rightEar: points["rightEar"]!)
+    } catch {
+      throw EvaluationError(path: landmarksPath, problem: error.description)
+    }
+    do {
+      m = try measureHead(points: result.cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) }).measures
+    } catch {
+      throw EvaluationError(path: scan.path, problem: error.description)
+    }
+    let t = truth.measures
+    truthCVAI = t.cvai
+    truthSeverity = t.severity
+    cvai = m.cvai
+    severity = m.severity
+    diagonalA = m.diagonalA - t.diagonalA
+    diagonalB = m.diagonalB - t.diagonalB
+    length = m.length - t.length
+    width = m.width - t.width
+    circumference = m.circumference - t.circumference
+    if let automatic = try? estimateHeadFrame(cloud: result.cloud, markers: result.markers),
+      let byShape = try? measureHead(points: result.cloud.positions.map { automatic.headFromWorld.apply(SIMD3<Double>($0)) })
+    {
+      automaticCVAI = byShape.measures.cvai
+    }
+  }
+
+  /// The issue's targets: CVAI within 0.3 points, diagonals, length and width within 1 mm,
+  /// circumference within 2 mm, severity equal; the automatic frame within 0.5 points.
+  public var meetsTargets: Bool {
+    abs(cvai - truthCVAI) <= 0.3 && [diagonalA, diagonalB, length, width].allSatisfy { abs($0) <= 1 }
+      && abs(circumference) <= 2 && severity == truthSeverity && automaticCVAI.map { abs($0 - cvai) <= 0.5 } ?? false
+  }
+
+  /// Column titles of ``row``.
+  public static let header = "truth CVAI  CVAI (Δ)        auto CVAI (Δ)   ΔA     ΔB     ΔL     ΔW     ΔHC    severity  targets"
+
+  /// One line of the accuracy table.
+  public var row: String {
+    let auto = automaticCVAI.map { String(format: "%5.2f (%+.2f)", $0, $0 - cvai) } ?? "   not found  "
+    return String(
+      format: "%10.2f  %5.2f (%+.2f)  %@  %+5.2f  %+5.2f  %+5.2f  %+5.2f  %+5.2f  %d / %d     %@",
+      truthCVAI, cvai, cvai - truthCVAI, auto, diagonalA, diagonalB, length, width, circumference, severity, truthSeverity,
+      meetsTargets ? "met" : "MISSED")
+  }
+}
+
+/// A simulated scan that could not be evaluated: the file and the problem.
+public struct EvaluationError: Error, Sendable, CustomStringConvertible {
+  public var path: String
+  public var problem: String
+
+  public var description: String { "\(path): \(problem)" }
+}

@@ -1,0 +1,239 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import ScanIO
+
+/// `headscan batch SCANS_DIR --out DIR`: measure every scan of a folder, several at a time.
+struct BatchCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "batch",
+    abstract: "Reconstruct and measure every scan in a folder (with its landmarks), in parallel, resumably.",
+    discussion: """
+      Scans are the folder's *.rgbdscan files and TUM-style subfolders; each needs NAME.landmarks.json
+      beside it (or pass --frame auto). Each scan runs as its own `headscan measure` process, so one bad
+      scan cannot take the others down; OUT/NAME.json is its report (contract §6). A scan whose report
+      is newer than the scan and its landmarks is skipped, so an interrupted batch resumes where it
+      stopped. OUT/summary.csv has one row per scan. Exit 1 when any scan failed (listed with why).
+
+      On a cluster, run one `headscan measure` per job instead (docs/batch.md shows a job array).
+
+      Examples:
+        headscan batch scans --out reports
+        headscan batch scans --out reports --jobs 4 --plots
+      """)
+
+  @Argument(help: "The folder of scans.")
+  var scans: String
+
+  @Option(help: "Where reports, figures and summary.csv go.")
+  var out: String
+
+  @Option(help: "Scans measured at once (default: the number of cores).")
+  var jobs: Int?
+
+  @Option(help: "Head frame from: landmarks (default) or auto.")
+  var frame: HeadFrameSource = .landmarks
+
+  @Flag(help: "Also write each scan's figures to OUT/NAME-plots.")
+  var plots = false
+
+  @Flag(help: "Measure every scan again, even where the report is up to date.")
+  var force = false
+
+  @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+  }
+
+  /// One scan of the batch.
+  struct Item {
+    var name: String
+    var path: String
+    var landmarks: String
+  }
+
+  /// How one scan ended.
+  enum Outcome {
+    case measured(seconds: Double)
+    case upToDate
+    case failed(String)
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let items = try Self.scans(in: scans)
+      guard !items.isEmpty else { throw CommandError("\(scans): no scans (*.rgbdscan files or TUM folders)") }
+      do {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+      } catch {
+        throw CommandError("\(out): cannot create the folder: \((error as NSError).localizedDescription)")
+      }
+      let executable = Bundle.main.executablePath ?? URL(fileURLWithPath: CommandLine.arguments[0]).path
+      let workers = min(items.count, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+      let outcomes = OutcomeSlots(count: items.count)
+      let next = OutcomeSlots.Counter()
+      let group = DispatchGroup()
+      for _ in 0..<workers {
+        DispatchQueue.global().async(group: group) {
+          while let i = next.take(below: items.count) {
+            let outcome = measure(items[i], executable: executable)
+            outcomes.store(outcome, at: i)
+            report(items[i], outcome, done: outcomes.finished, total: items.count)
+          }
+        }
+      }
+      group.wait()
+      let results = outcomes.all
+      try writeSummary(items, results)
+      let failed = zip(items, results).compactMap { item, outcome -> String? in
+        if case .failed(let why) = outcome { return "\(item.name): \(why)" }
+        return nil
+      }
+      let skipped = results.filter { if case .upToDate = $0 { return true } else { return false } }.count
+      print("\(items.count - failed.count) of \(items.count) scans measured (\(skipped) already up to date); summary: \(out)/summary.csv")
+      if !failed.isEmpty {
+        throw CommandError("\(failed.count) of \(items.count) scans failed: " + failed.joined(separator: "; "))
+      }
+    }
+  }
+
+  /// Runs `headscan measure` for one scan unless its report is up to date.
+  func measure(_ item: Item, executable: String) -> Outcome {
+    let report = out + "/" + item.name + ".json"
+    let inputs = frame == .landmarks ? [item.path, item.landmarks] : [item.path]
+    if !force, let reportDate = Self.modified(report), inputs.allSatisfy({ (Self.modified($0) ?? .distantFuture) < reportDate }) {
+      return .upToDate
+    }
+    if frame == .landmarks && !FileManager.default.fileExists(atPath: item.landmarks) {
+      return .failed("no landmarks (\(item.landmarks)); pass --frame auto to measure without")
+    }
+    var arguments = ["measure", item.path, "--json", report, "--frame", frame.rawValue, "--quiet"]
+    if frame == .landmarks { arguments += ["--landmarks", item.landmarks] }
+    if plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    let start = Date()
+    do {
+      try process.run()
+    } catch {
+      return .failed("cannot start \(executable): \((error as NSError).localizedDescription)")
+    }
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      let line = message.split(separator: "\n").last { $0.contains("error:") } ?? message.split(separator: "\n").last ?? "exit \(process.terminationStatus)"
+      return .failed(String(line).replacingOccurrences(of: "headscan: error: ", with: ""))
+    }
+    return .measured(seconds: Date().timeIntervalSince(start))
+  }
+
+  func report(_ item: Item, _ outcome: Outcome, done: Int, total: Int) {
+    let line: String
+    switch outcome {
+    case .measured(let seconds): line = String(format: "[%d/%d] %@: measured in %.1f s", done, total, item.name, seconds)
+    case .upToDate: line = "[\(done)/\(total)] \(item.name): report up to date, skipped"
+    case .failed(let why): line = "[\(done)/\(total)] \(item.name): FAILED: \(why)"
+    }
+    if !global.quiet || line.contains("FAILED") { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+  }
+
+  /// summary.csv: one row per scan with its status and measures.
+  func writeSummary(_ items: [Item], _ outcomes: [Outcome]) throws {
+    let keys = ["cvai", "cva", "diagonalA", "diagonalB", "length", "width", "ci", "circumference", "measurementLevel", "severity"]
+    var lines = ["scan,status," + keys.joined(separator: ",") + ",framesRegistered,frames,cornerRMS,error"]
+    for (item, outcome) in zip(items, outcomes) {
+      var status = "measured", error = ""
+      if case .upToDate = outcome { status = "up to date" }
+      if case .failed(let why) = outcome { (status, error) = ("failed", why) }
+      var values = [String](repeating: "", count: keys.count + 3)
+      if status != "failed", let data = try? ReadOnlyFile.contents(of: out + "/" + item.name + ".json"),
+        let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+      {
+        for (k, key) in keys.enumerated() { values[k] = (report[key] as? NSNumber).map { "\($0)" } ?? "" }
+        let registration = report["registration"] as? [String: Any] ?? [:]
+        for (k, key) in ["framesRegistered", "frames", "cornerRMS"].enumerated() {
+          values[keys.count + k] = (registration[key] as? NSNumber).map { "\($0)" } ?? ""
+        }
+      }
+      lines.append(([csvField(item.name), status] + values + [csvField(error)]).joined(separator: ","))
+    }
+    try AtomicFile.write(Data((lines.joined(separator: "\n") + "\n").utf8), to: out + "/summary.csv")
+  }
+
+  func csvField(_ s: String) -> String {
+    s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
+  }
+
+  /// The folder's scans, sorted by name: `*.rgbdscan` files and folders holding `rgb.txt`.
+  static func scans(in folder: String) throws -> [Item] {
+    let names: [String]
+    do {
+      names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    } catch {
+      throw CommandError("\(folder): cannot list the folder: \((error as NSError).localizedDescription)")
+    }
+    return names.sorted().compactMap { name -> Item? in
+      let path = folder + "/" + name
+      var isFolder: ObjCBool = false
+      guard !name.hasPrefix("."), FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
+      let base: String
+      if isFolder.boolValue {
+        guard FileManager.default.fileExists(atPath: path + "/rgb.txt") else { return nil }
+        base = name
+      } else {
+        guard name.hasSuffix(".rgbdscan") else { return nil }
+        base = String(name.dropLast(".rgbdscan".count))
+      }
+      return Item(name: base, path: path, landmarks: companionBase(of: path) + ".landmarks.json")
+    }
+  }
+
+  static func modified(_ path: String) -> Date? {
+    (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+  }
+}
+
+/// Outcomes filled in by the worker threads, one slot each, and the shared next-item counter.
+final class OutcomeSlots: @unchecked Sendable {
+  private var slots: [BatchCommand.Outcome?]
+  private let lock = NSLock()
+
+  init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+  func store(_ outcome: BatchCommand.Outcome, at index: Int) {
+    lock.lock()
+    slots[index] = outcome
+    lock.unlock()
+  }
+
+  var finished: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return slots.filter { $0 != nil }.count
+  }
+
+  var all: [BatchCommand.Outcome] {
+    lock.lock()
+    defer { lock.unlock() }
+    return slots.map { $0! }
+  }
+
+  /// Hands out 0, 1, 2, … to whichever worker asks first.
+  final class Counter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+
+    func take(below limit: Int) -> Int? {
+      lock.lock()
+      defer { lock.unlock() }
+      guard value < limit else { return nil }
+      value += 1
+      return value - 1
+    }
+  }
+}
