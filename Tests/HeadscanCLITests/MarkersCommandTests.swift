@@ -98,7 +98,9 @@ struct ReconstructCommandTests {
       let summary = try JSONDecoder().decode(Summary.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
       #expect(summary.frames == 36)
       #expect(summary.framesRegistered >= 20)
-      #expect(summary.markersRegistered >= 6)  // 320×240, 36 frames: few markers are seen often enough to keep
+      // 320×240, 36 frames 30° apart: only a few markers are seen by depth often enough (8 frames) to keep.
+      #expect(summary.markersRegistered >= 4)
+      #expect(summary.framesRegistered >= 30)
       #expect(summary.points > 10_000)
     }
   }
