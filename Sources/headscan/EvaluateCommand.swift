@@ -56,8 +56,9 @@ struct EvaluateCommand: ParsableCommand {
         let width = max(4, table.map(\.0.count).max() ?? 0)
         print("\n" + "scan".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + MeasurementAccuracy.header)
         for (path, row) in table { print(path.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + row.row) }
-        let missed = table.filter { !$0.1.meetsTargets }.count
-        print("\(table.count - missed) of \(table.count) scans meet the targets (|ΔCVAI| ≤ 0.3, diagonals/length/width ≤ 1 mm, HC ≤ 2 mm, severity equal, automatic frame within 0.5 points)")
+        let met = table.filter { $0.1.meetsTargets }.count, automatic = table.filter { $0.1.automaticMeetsTarget }.count
+        print("\(met) of \(table.count) scans meet the targets with the landmarks' frame (|ΔCVAI| ≤ 0.3, diagonals/length/width ≤ 1 mm, HC ≤ 2 mm, severity equal)")
+        print("\(automatic) of \(table.count) with the automatic frame (CVAI within 0.5 points of the landmarks' frame's)")
       }
     }
   }

@@ -107,6 +107,9 @@ struct MeasureCommand: ParsableCommand {
           throw CommandError("\(landmarksPath): \(error)")
         }
       } else {
+        printWarning(
+          "\(scan): the automatic head frame is experimental: on simulated plagiocephalic heads its CVAI differed from the landmarks' frame's by several points (docs/method.md); use landmarks for clinical numbers",
+          options: global)
         do {
           let automatic = try estimateHeadFrame(cloud: result.cloud, markers: result.markers)
           headFromWorld = automatic.headFromWorld
