@@ -17,7 +17,7 @@ struct EvaluateCommand: ParsableCommand {
 
       Examples:
         headscan evaluate fixtures/scans/orbit-small
-        headscan evaluate out/*.rgbdscan --measure
+        headscan evaluate out/*.rgbdscan --measure --json accuracy.json
         scripts/accuracy-report.sh   # simulates normal, mild, moderate, severe and brachycephalic heads
       """)
 
@@ -30,6 +30,16 @@ struct EvaluateCommand: ParsableCommand {
   @Flag(help: "Also measure each scan (landmarks and automatic head frame) and print the table of errors.")
   var measure = false
 
+  @Option(help: "Also write the comparisons as JSON (one entry per scan).")
+  var json: String?
+
+  struct Entry: Encodable {
+    var scan: String
+    var registration: RegistrationAccuracy
+    var cornerRMS: Double
+    var measurement: MeasurementAccuracy?
+  }
+
   func validate() throws {
     if measure && noFusion { throw ValidationError("--measure needs the fused cloud: drop --no-fusion") }
   }
@@ -38,20 +48,26 @@ struct EvaluateCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
+      if let json { try checkOutput(json, isNot: scans) }
       var options = ReconstructionOptions.default
       options.fuse = !noFusion
       var table: [(String, MeasurementAccuracy)] = []
+      var entries: [Entry] = []
       for path in scans {
         let truth = try RegistrationAccuracy.truth(beside: path)
         let reader = try openScan(at: path)
         let result = try naming(path) { try reconstructHead(reader, options: options) }
         let accuracy = RegistrationAccuracy(result: result, truth: truth)
         print(String(format: "%@: %@; corner RMS %.2f mm", path, accuracy.description, result.cornerRMS * 1000))
+        var measured: MeasurementAccuracy?
         if measure {
           let landmarks = companionBase(of: path) + ".landmarks.json"
-          table.append((path, try naming(path) { try MeasurementAccuracy(scan: reader, landmarksPath: landmarks, reconstruction: result, truth: truth) }))
+          measured = try naming(path) { try MeasurementAccuracy(scan: reader, landmarksPath: landmarks, reconstruction: result, truth: truth) }
+          table.append((path, measured!))
         }
+        entries.append(Entry(scan: path, registration: accuracy, cornerRMS: result.cornerRMS * 1000, measurement: measured))
       }
+      if let json { try writeJSON(entries, to: json) }
       if measure {
         let width = max(4, table.map(\.0.count).max() ?? 0)
         print("\n" + "scan".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + MeasurementAccuracy.header)

@@ -70,9 +70,12 @@ struct MarkersCommandTests {
   @Test func helpListsEveryCommandWithExamples() throws {
     let run = try Headscan.run(["--help"])
     #expect(run.status == 0)
-    for command in ["inspect", "markers", "simulate"] { #expect(run.stdout.contains(command)) }
-    let markers = try Headscan.run(["markers", "--help"])
-    #expect(markers.stdout.contains("Examples:"))
+    let commands = ["inspect", "markers", "reconstruct", "measure", "validate", "batch", "simulate", "simulate-calliper", "evaluate"]
+    for command in commands {
+      #expect(run.stdout.contains(command))
+      let help = try Headscan.run([command, "--help"])
+      #expect(help.status == 0 && help.stdout.contains("Examples:") && help.stdout.contains("--quiet"), "\(command) --help")
+    }
   }
 }
 
