@@ -74,12 +74,13 @@ struct BatchCommand: ParsableCommand {
       let outcomes = OutcomeSlots(count: items.count)
       let next = OutcomeSlots.Counter()
       let group = DispatchGroup()
+      let started = Date()
       for _ in 0..<workers {
         DispatchQueue.global().async(group: group) {
           while let i = next.take(below: items.count) {
             let outcome = measure(items[i], executable: executable)
             outcomes.store(outcome, at: i)
-            report(items[i], outcome, done: outcomes.finished, total: items.count)
+            report(items[i], outcome, done: outcomes.finished, total: items.count, elapsed: Date().timeIntervalSince(started))
           }
         }
       }
@@ -132,13 +133,15 @@ struct BatchCommand: ParsableCommand {
     return .measured(seconds: Date().timeIntervalSince(start))
   }
 
-  func report(_ item: Item, _ outcome: Outcome, done: Int, total: Int) {
-    let line: String
+  /// One line a finished scan, with the time left (from the pace so far) while scans remain.
+  func report(_ item: Item, _ outcome: Outcome, done: Int, total: Int, elapsed: Double) {
+    var line: String
     switch outcome {
     case .measured(let seconds): line = String(format: "[%d/%d] %@: measured in %.1f s", done, total, item.name, seconds)
     case .upToDate: line = "[\(done)/\(total)] \(item.name): report up to date, skipped"
     case .failed(let why): line = "[\(done)/\(total)] \(item.name): FAILED: \(why)"
     }
+    if done < total { line += ", about " + ProgressReporter.duration(elapsed / Double(done) * Double(total - done)) + " left" }
     if !global.quiet || line.contains("FAILED") { FileHandle.standardError.write(Data((line + "\n").utf8)) }
   }
 
