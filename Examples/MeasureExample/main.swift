@@ -11,8 +11,8 @@ let landmarksPath = companionBase(of: scanPath) + ".landmarks.json"
 do {
   let scan = try openScan(at: scanPath)
   let head = try reconstructHead(scan)  // registered, fused cloud; world = lowest kept marker (metres)
-  let p = try liftLandmarks(LandmarkFile(path: landmarksPath), path: landmarksPath, scan: scan, reconstruction: head)
-  let frame = try HeadFrame(nasion: p["nasion"]!, noseTip: p["noseTip"]!, leftEar: p["leftEar"]!, rightEar: p["rightEar"]!)
+  let landmarks = try liftLandmarks(LandmarkFile(path: landmarksPath), path: landmarksPath, scan: scan, reconstruction: head)
+  let frame = try HeadFrame(landmarks: landmarks)
   let points = head.cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) }
   let measurement = try measureHead(points: points)
   let m = measurement.measures

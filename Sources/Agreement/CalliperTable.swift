@@ -33,7 +33,7 @@ public struct CalliperTable: Sendable, Hashable {
     do {
       data = try ReadOnlyFile.contents(of: path)
     } catch {
-      throw CalliperError(path: path, line: nil, problem: String(describing: error).replacingOccurrences(of: path + ": ", with: ""))
+      throw CalliperError(path: path, line: nil, problem: error.problem)
     }
     guard let text = String(data: data, encoding: .utf8) else {
       throw CalliperError(path: path, line: nil, problem: "not UTF-8 text")

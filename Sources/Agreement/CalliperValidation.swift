@@ -36,7 +36,7 @@ public struct MeasureReport: Sendable, Hashable, Codable {
     do {
       data = try ReadOnlyFile.contents(of: path)
     } catch {
-      throw ReportError(path: path, problem: String(describing: error).replacingOccurrences(of: path + ": ", with: ""))
+      throw ReportError(path: path, problem: error.problem)
     }
     do {
       self = try JSONDecoder().decode(MeasureReport.self, from: data)

@@ -29,6 +29,14 @@ public struct HeadFrame: Sendable, Hashable {
     headFromWorld = worldFromHead.inverse
   }
 
+  /// From named landmarks `nasion`, `noseTip`, `leftEar` and `rightEar` (one frame, metres),
+  /// e.g. what `liftLandmarks` returns.
+  public init(landmarks: [String: SIMD3<Double>]) throws(HeadFrameError) {
+    let names = ["nasion", "noseTip", "leftEar", "rightEar"]
+    if let missing = names.first(where: { landmarks[$0] == nil }) { throw .degenerate("landmark '\(missing)' is missing") }
+    try self.init(nasion: landmarks["nasion"]!, noseTip: landmarks["noseTip"]!, leftEar: landmarks["leftEar"]!, rightEar: landmarks["rightEar"]!)
+  }
+
   /// The head frame's axes and origin in the landmarks' frame.
   public var worldFromHead: RigidTransform { headFromWorld.inverse }
 }

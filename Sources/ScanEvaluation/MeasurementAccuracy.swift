@@ -31,7 +31,7 @@ public struct MeasurementAccuracy: Sendable, Hashable, Codable {
     let frame: HeadFrame
     let m: HeadShapeMeasures
     do {
-      frame = try HeadFrame(nasion: points["nasion"]!, noseTip: points["noseTip"]!, leftEar: points["leftEar"]!, rightEar: points["rightEar"]!)
+      frame = try HeadFrame(landmarks: points)
     } catch {
       throw EvaluationError(path: landmarksPath, problem: error.description)
     }

@@ -34,27 +34,43 @@ public enum ScanIOError: Error, Sendable, Equatable, CustomStringConvertible {
   /// A landmarks file whose entries are missing, repeated, unknown or incomplete.
   case invalidLandmarks(path: String, detail: String)
 
-  public var description: String {
+  /// The file or folder concerned.
+  public var path: String {
     switch self {
-    case .cannotOpen(let path, let reason): return "\(path): cannot open: \(reason)"
-    case .badMagic(let path): return "\(path): not an .rgbdscan file (wrong magic, expected RGBDSCAN)"
-    case .unsupportedVersion(let path, let version):
-      return "\(path): unsupported .rgbdscan format version \(version) (this library reads version 1)"
-    case .headerPastEnd(let path, let headerLength, let fileSize):
-      return "\(path): header length \(headerLength) bytes runs past the end of the file (\(fileSize) bytes)"
-    case .invalidJSON(let path, let detail): return "\(path): header is not valid JSON: \(detail)"
-    case .missingKey(let path, let key): return "\(path): missing required header key '\(key)'"
-    case .invalidValue(let path, let key, let detail): return "\(path): invalid value for '\(key)': \(detail)"
-    case .sizeMismatch(let path, let detail): return "\(path): \(detail)"
-    case .noFrames(let path): return "\(path): the scan holds no complete frame"
-    case .frameOutOfRange(let path, let index, let frameCount):
-      return "\(path): frame \(index) is out of range (the scan has \(frameCount) frames)"
-    case .unreadableImage(let path, let detail): return "\(path): unreadable image: \(detail)"
-    case .missingFile(let path): return "\(path): required file is missing"
-    case .invalidIndexLine(let path, let line, let detail): return "\(path):\(line): \(detail)"
-    case .cannotWrite(let path, let reason): return "\(path): cannot write: \(reason)"
-    case .invalidLandmarks(let path, let detail): return "\(path): \(detail)"
+    case .cannotOpen(let path, _), .badMagic(let path), .unsupportedVersion(let path, _), .headerPastEnd(let path, _, _),
+      .invalidJSON(let path, _), .missingKey(let path, _), .invalidValue(let path, _, _), .sizeMismatch(let path, _),
+      .noFrames(let path), .frameOutOfRange(let path, _, _), .unreadableImage(let path, _), .missingFile(let path),
+      .invalidIndexLine(let path, _, _), .cannotWrite(let path, _), .invalidLandmarks(let path, _):
+      return path
     }
+  }
+
+  /// What is wrong, without the path (for messages that name the file themselves).
+  public var problem: String {
+    switch self {
+    case .cannotOpen(_, let reason): return "cannot open: \(reason)"
+    case .badMagic: return "not an .rgbdscan file (wrong magic, expected RGBDSCAN)"
+    case .unsupportedVersion(_, let version): return "unsupported .rgbdscan format version \(version) (this library reads version 1)"
+    case .headerPastEnd(_, let headerLength, let fileSize):
+      return "header length \(headerLength) bytes runs past the end of the file (\(fileSize) bytes)"
+    case .invalidJSON(_, let detail): return "header is not valid JSON: \(detail)"
+    case .missingKey(_, let key): return "missing required header key '\(key)'"
+    case .invalidValue(_, let key, let detail): return "invalid value for '\(key)': \(detail)"
+    case .sizeMismatch(_, let detail): return detail
+    case .noFrames: return "the scan holds no complete frame"
+    case .frameOutOfRange(_, let index, let frameCount): return "frame \(index) is out of range (the scan has \(frameCount) frames)"
+    case .unreadableImage(_, let detail): return "unreadable image: \(detail)"
+    case .missingFile: return "required file is missing"
+    case .invalidIndexLine(_, let line, let detail): return "line \(line): \(detail)"
+    case .cannotWrite(_, let reason): return "cannot write: \(reason)"
+    case .invalidLandmarks(_, let detail): return detail
+    }
+  }
+
+  /// One line: `path: problem` (`path:line: detail` for an index line, like a compiler).
+  public var description: String {
+    if case .invalidIndexLine(let path, let line, let detail) = self { return "\(path):\(line): \(detail)" }
+    return "\(path): \(problem)"
   }
 }
 

@@ -51,7 +51,6 @@ struct EvaluateCommand: ParsableCommand {
       if let json { try checkOutput(json, isNot: scans) }
       var options = ReconstructionOptions.default
       options.fuse = !noFusion
-      var table: [(String, MeasurementAccuracy)] = []
       var entries: [Entry] = []
       for path in scans {
         let truth = try RegistrationAccuracy.truth(beside: path)
@@ -63,12 +62,12 @@ struct EvaluateCommand: ParsableCommand {
         if measure {
           let landmarks = companionBase(of: path) + ".landmarks.json"
           measured = try naming(path) { try MeasurementAccuracy(scan: reader, landmarksPath: landmarks, reconstruction: result, truth: truth) }
-          table.append((path, measured!))
         }
         entries.append(Entry(scan: path, registration: accuracy, cornerRMS: result.cornerRMS * 1000, measurement: measured))
       }
       if let json { try writeJSON(entries, to: json) }
       if measure {
+        let table = entries.compactMap { entry in entry.measurement.map { (entry.scan, $0) } }
         let width = max(4, table.map(\.0.count).max() ?? 0)
         print("\n" + "scan".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + MeasurementAccuracy.header)
         for (path, row) in table { print(path.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + row.row) }

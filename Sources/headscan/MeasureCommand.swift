@@ -100,9 +100,7 @@ struct MeasureCommand: ParsableCommand {
       if let file {
         let points = try liftLandmarks(file, path: landmarksPath, scan: reader, reconstruction: result)
         do {
-          headFromWorld = try HeadFrame(
-            nasion: points["nasion"]!, noseTip: points["noseTip"]!, leftEar: points["leftEar"]!, rightEar: points["rightEar"]!
-          ).headFromWorld
+          headFromWorld = try HeadFrame(landmarks: points).headFromWorld
         } catch {
           throw CommandError("\(landmarksPath): \(error)")
         }

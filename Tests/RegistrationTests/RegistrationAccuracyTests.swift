@@ -32,7 +32,7 @@ struct RegistrationAccuracyTests {
 
       // The whole chain: landmarks → head frame → 1 mm layers → measures, against the exact truth.
       let points = try liftLandmarks(LandmarkFile(path: landmarksPath), path: landmarksPath, scan: scan, reconstruction: result)
-      let frame = try HeadFrame(nasion: points["nasion"]!, noseTip: points["noseTip"]!, leftEar: points["leftEar"]!, rightEar: points["rightEar"]!)
+      let frame = try HeadFrame(landmarks: points)
       let measured = try measureHead(points: result.cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) })
       let m = measured.measures, t = truth.measures
       print(String(format: "measures − truth: CVAI %+.2f, A %+.2f mm, B %+.2f mm, length %+.2f mm, width %+.2f mm, circumference %+.2f mm", m.cvai - t.cvai, m.diagonalA - t.diagonalA, m.diagonalB - t.diagonalB, m.length - t.length, m.width - t.width, m.circumference - t.circumference))
