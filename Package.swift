@@ -79,7 +79,7 @@ let package = Package(
 
     // Tests.
     .target(name: "_TestSupport", exclude: ["README.md"]),
-    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport"]),
     .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "ScanIO", "_ArucoShim", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "CVAI", "_TestSupport"]),
@@ -88,7 +88,9 @@ let package = Package(
       dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(
       name: "RegistrationTests",
-      dependencies: ["Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_TestSupport"]),
+      dependencies: [
+        "Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_TestSupport",
+      ]),
     .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],
   cxxLanguageStandard: .cxx17

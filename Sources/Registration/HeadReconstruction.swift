@@ -151,6 +151,7 @@ public struct HeadReconstruction: Sendable {
 /// Why a scan could not be registered.
 public enum ReconstructionError: Error, Sendable, CustomStringConvertible {
   case noMarkers(path: String)
+  case noDepth(path: String)
   case notEnoughFrames(path: String, registered: Int, reasons: String)
   case noWellSeenMarker(path: String, best: String)
   case numerical(path: String, detail: String)
@@ -158,6 +159,7 @@ public enum ReconstructionError: Error, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .noMarkers(let path): return "\(path): no cap markers detected in any frame (wrong dictionary, or no cap?)"
+    case .noDepth(let path): return "\(path): no frame has any valid depth (every depth sample is NaN or zero)"
     case .notEnoughFrames(let path, let registered, let reasons):
       return "\(path): only \(registered) frames could be registered (\(reasons))"
     case .numerical(let path, let detail): return "\(path): registration failed: \(detail)"
@@ -193,10 +195,10 @@ public func reconstructHead(
   // Pass 1: detect and lift.
   var lifted: [[LiftedMarker]] = []
   var diagnostics: [FrameDiagnostics] = []
-  var offCap = 0
+  var offCap = 0, framesWithDepth = 0
   try forEachInParallelBatches(
     Array(0..<scan.frameCount),
-    work: { index -> (FrameDiagnostics, [LiftedMarker], Int) in
+    work: { index -> (FrameDiagnostics, [LiftedMarker], Int, Bool) in
       let frame = try scan.frame(at: index)
       var found = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
       let before = found.count
@@ -208,15 +210,17 @@ public func reconstructHead(
         index: frame.index, timestamp: frame.timestamp, detectedIDs: found.map(\.id),
         liftedByDepth: markers.filter { $0.method == .depth }.count, liftedByPnP: markers.filter { $0.method == .pnp }.count,
         edgeBlur: found.isEmpty ? nil : edgeBlur(of: found, grey: frame.color.grey(), width: frame.color.width, height: frame.color.height))
-      return (d, markers, before - found.count)
+      return (d, markers, before - found.count, frame.depth.validCount > 0)
     },
-    consume: { d, markers, dropped in
+    consume: { d, markers, dropped, hasDepth in
       diagnostics.append(d)
       lifted.append(markers)
       offCap += dropped
+      if hasDepth { framesWithDepth += 1 }
     },
     progress: { done, total in progress?(.detecting, done, total) })
   let detectedIDs = Set(lifted.flatMap { $0.map(\.id) }).union(diagnostics.flatMap(\.detectedIDs)).sorted()
+  guard framesWithDepth > 0 else { throw ReconstructionError.noDepth(path: scan.path) }
   guard !detectedIDs.isEmpty else { throw ReconstructionError.noMarkers(path: scan.path) }
 
   // Chain and optimise.

@@ -23,33 +23,44 @@ public enum LandmarkError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 }
 
+/// Checks what can be checked before registration: every pixel landmark's frame exists and its
+/// pixel lies inside the colour image (sizes from the scan's header), so a bad file fails at once.
+/// - Throws: ``LandmarkError`` naming `path` and the landmark.
+public func checkLandmarks(_ file: LandmarkFile, path: String, scan: any ScanReader) throws {
+  for name in LandmarkFile.names {
+    guard case .pixel(let index, let u, let v) = file.positions[name]! else { continue }
+    guard index < scan.frameCount else {
+      throw LandmarkError.frameOutOfRange(path: path, name: name, frame: index, frameCount: scan.frameCount)
+    }
+    let width = Double(scan.header.colorWidth), height = Double(scan.header.colorHeight)
+    guard u >= -0.5, v >= -0.5, u < width - 0.5, v < height - 0.5 else {
+      throw LandmarkError.pixelOutsideImage(path: path, name: name, frame: index)
+    }
+  }
+}
+
 /// Places the landmarks of a file in the reconstruction's world (metres).
 ///
 /// A pixel landmark takes the median of the valid depth within ±2 pixels of its
 /// pixel (in its frame's depth map), lifted along its ray and moved to the world
 /// by the frame's pose; without depth there, the fused point nearest the camera
 /// among those within 2 mm of the ray. World landmarks are used as given.
-/// - Throws: ``LandmarkError`` or ``ScanIOError`` naming `path`.
+/// - Throws: ``LandmarkError`` (see ``checkLandmarks(_:path:scan:)``) or ``ScanIOError`` naming `path`.
 public func liftLandmarks(
   _ file: LandmarkFile, path: String, scan: any ScanReader, reconstruction: HeadReconstruction
 ) throws -> [String: SIMD3<Double>] {
+  try checkLandmarks(file, path: path, scan: scan)
   var out: [String: SIMD3<Double>] = [:]
   for name in LandmarkFile.names {
     switch file.positions[name]! {
     case .world(let p):
       out[name] = p
     case .pixel(let index, let u, let v):
-      guard index < scan.frameCount else {
-        throw LandmarkError.frameOutOfRange(path: path, name: name, frame: index, frameCount: scan.frameCount)
-      }
       let diagnostics = reconstruction.frames[index]
       guard let pose = diagnostics.worldFromCamera else {
         throw LandmarkError.frameNotRegistered(path: path, name: name, frame: index, reason: diagnostics.rejection?.description ?? "not registered")
       }
       let frame = try scan.frame(at: index)
-      guard u >= -0.5, v >= -0.5, u < Double(frame.color.width) - 0.5, v < Double(frame.color.height) - 0.5 else {
-        throw LandmarkError.pixelOutsideImage(path: path, name: name, frame: index)
-      }
       let depth = frame.depth
       let du = (u + 0.5) * Double(depth.width) / Double(frame.color.width) - 0.5
       let dv = (v + 0.5) * Double(depth.height) / Double(frame.color.height) - 0.5

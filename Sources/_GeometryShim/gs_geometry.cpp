@@ -111,7 +111,10 @@ gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double
       return GS_NUMERICAL_ERROR;
     }
     Eigen::VectorXd solution = ldlt.solve(rhs);
-    if (!solution.allFinite()) {
+    // LDLT "solves" a singular system without complaint; a backward-stable solve of a real
+    // solution leaves a residual near rounding, an inconsistent system does not.
+    if (!solution.allFinite() ||
+        (m * solution - rhs).norm() > 1e-9 * (m.norm() * solution.norm() + rhs.norm())) {
       copy_message(message, message_capacity, "singular system");
       return GS_NUMERICAL_ERROR;
     }

@@ -48,7 +48,9 @@ struct EvaluateCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      if let json { try checkOutput(json, isNot: scans) }
+      if let json {
+        try checkOutput(json, isNot: scans.flatMap { [$0, companionBase(of: $0) + ".truth.json", companionBase(of: $0) + ".landmarks.json"] })
+      }
       var options = ReconstructionOptions.default
       options.fuse = !noFusion
       var entries: [Entry] = []

@@ -94,6 +94,7 @@ struct MeasureCommand: ParsableCommand {
       let file = frame == .landmarks ? try LandmarkFile(path: landmarksPath) : nil
       let reader = try openScan(at: scan)
       for warning in reader.warnings { printWarning(warning.description, options: global) }
+      if let file { try checkLandmarks(file, path: landmarksPath, scan: reader) }
       let result = try naming(scan) { try reconstructHead(reader, progress: stageProgress(global)) }
       let headFromWorld: RigidTransform
       var symmetryRMS: Double?

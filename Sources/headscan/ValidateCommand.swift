@@ -35,7 +35,7 @@ struct ValidateCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      if let json { try checkOutput(json, isNot: [calliper]) }
+      if let json { try checkOutput(json, isNot: [calliper, reports]) }
       let table = try CalliperTable(path: calliper)
       let found = try CalliperValidation.reports(in: reports)
       let validation = CalliperValidation(calliper: table, reports: found)
@@ -127,6 +127,7 @@ struct SimulateCalliperCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
+      try checkOutput(output, isNot: [reports])
       let found = try CalliperValidation.reports(in: reports)
       guard !found.isEmpty else { throw CommandError("\(reports): no *.json reports") }
       try AtomicFile.write(Data(simulatedCalliperCSV(reports: found, bias: bias, noise: noise, seed: seed).utf8), to: output)

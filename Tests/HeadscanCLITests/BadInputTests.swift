@@ -1,4 +1,5 @@
 import Foundation
+import ScanIO
 import Testing
 import _TestSupport
 
@@ -96,6 +97,85 @@ struct BadInputTests {
       #expect(run.stderr.contains("warning: \(input): trailing partial frame skipped (17 of"))
       #expect(run.stdout.hasPrefix("2 frames"))
       #expect(FileManager.default.fileExists(atPath: output))
+    }
+  }
+
+  /// The bundled tiny scan with every depth sample NaN, or with its header naming another dictionary.
+  static func alteredTiny(nanDepth: Bool = false, dictionary: String? = nil) throws -> Data {
+    let path = TestFiles.fixture("scans/tiny.rgbdscan").path
+    let reader = try RGBDScanReader(path: path)
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    if nanDepth {
+      #expect(reader.header.depthEncoding == .float16)
+      let samples = reader.header.depthWidth * reader.header.depthHeight
+      for f in 0..<reader.frameCount {
+        let depth = reader.firstFrameOffset + f * reader.frameSize + 8
+        for i in 0..<samples { (bytes[depth + 2 * i], bytes[depth + 2 * i + 1]) = (0x00, 0x7E) }  // float16 NaN
+      }
+    }
+    if let dictionary {
+      let header = String(decoding: bytes[16..<reader.firstFrameOffset], as: UTF8.self)
+        .replacingOccurrences(of: reader.header.markers.dictionary, with: dictionary)
+      var length = UInt32(header.utf8.count).littleEndian
+      bytes = Array(bytes[0..<12]) + withUnsafeBytes(of: &length) { Array($0) } + Array(header.utf8) + Array(bytes[reader.firstFrameOffset...])
+    }
+    return Data(bytes)
+  }
+
+  static let reconstruct: @Sendable (String, String) -> [String] = { ["reconstruct", $0, "-o", $1, "--quiet"] }
+  static let measure: @Sendable (String, String) -> [String] = {
+    ["measure", $0, "--landmarks", TestFiles.fixture("scans/tiny.landmarks.json").path, "--json", $1, "--quiet"]
+  }
+
+  @Test func allNaNDepthIsNamed() throws {
+    let scan = try Self.alteredTiny(nanDepth: true)
+    try expectFailure("nan.rgbdscan", scan, arguments: Self.reconstruct, says: "no frame has any valid depth")
+    try expectFailure("nan.rgbdscan", scan, arguments: Self.measure, says: "no frame has any valid depth")
+  }
+
+  @Test func stickersOfAnotherDictionaryAreNotMarkers() throws {
+    let scan = try Self.alteredTiny(dictionary: "DICT_5X5_50")
+    try expectFailure("other.rgbdscan", scan, arguments: Self.reconstruct, says: "no cap markers detected in any frame")
+    try expectFailure("other.rgbdscan", scan, arguments: Self.measure, says: "no cap markers detected in any frame")
+  }
+
+  /// Every command that writes refuses an output that is one of its inputs, and leaves the input as it was.
+  @Test func everyCommandRefusesToOverwriteItsInputs() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      func copy(_ fixture: String, to name: String) throws -> String {
+        let target = folder.appendingPathComponent(name)
+        try FileManager.default.copyItem(at: TestFiles.fixture(fixture), to: target)
+        return target.path
+      }
+      let scan = try copy("scans/tiny.rgbdscan", to: "s.rgbdscan")
+      let landmarks = try copy("scans/tiny.landmarks.json", to: "s.landmarks.json")
+      let truth = try copy("scans/tiny.truth.json", to: "s.truth.json")
+      let tum = try copy("scans/orbit-small", to: "orbit")
+      let calliper = try copy("calliper/example.csv", to: "calliper.csv")
+      let reports = folder.appendingPathComponent("reports").path
+      try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
+      let report = reports + "/tiny.json"
+      try Data("{}".utf8).write(to: URL(fileURLWithPath: report))
+      let cases: [([String], String)] = [
+        (["markers", scan, "--json", scan], scan),
+        (["inspect", scan, "--json", scan], scan),
+        (["reconstruct", scan, "-o", scan], scan),
+        (["reconstruct", tum, "-o", tum + "/rgb.txt"], tum + "/rgb.txt"),
+        (["measure", scan, "--landmarks", landmarks, "--json", landmarks], landmarks),
+        (["measure", scan, "--cloud", scan], scan),
+        (["validate", calliper, "--reports", reports, "--json", calliper], calliper),
+        (["validate", calliper, "--reports", reports, "--json", report], report),
+        (["simulate-calliper", "--reports", reports, "-o", report], report),
+        (["evaluate", scan, "--json", truth], truth),
+      ]
+      for (arguments, protected) in cases {
+        let before = try Data(contentsOf: URL(fileURLWithPath: protected))
+        let run = try Headscan.run(arguments + ["--quiet"])
+        #expect(run.status == 1, "\(arguments)")
+        #expect(run.stderr.hasPrefix("headscan: error: \(protected): refusing to overwrite"), "\(arguments): \(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: protected)) == before, "\(arguments) changed \(protected)")
+      }
     }
   }
 

@@ -150,6 +150,16 @@ struct MeasureCommandTests {
     }
   }
 
+  /// The orbit fixture's landmarks file with the nasion's entry given by `nasion` (JSON members).
+  static func orbitLandmarks(nasion: String) -> String {
+    let data = (try? Data(contentsOf: TestFiles.fixture("scans/orbit-small.landmarks.json"))) ?? Data()
+    let document = (try? JSONSerialization.jsonObject(with: data)) as? [String: [[String: Any]]] ?? [:]
+    let others = (document["landmarks"] ?? []).filter { $0["name"] as? String != "nasion" }
+    let text = others.compactMap { try? JSONSerialization.data(withJSONObject: $0) }.map { String(decoding: $0, as: UTF8.self) }
+    precondition(text.count == 3, "the fixture has four landmarks")
+    return #"{"landmarks": [{"name": "nasion", "# + nasion + "}, " + text.joined(separator: ", ") + "]}"
+  }
+
   @Test func badLandmarksFailInOneLineNamingTheFile() throws {
     try TestFiles.withTemporaryFolder { folder in
       let scan = TestFiles.fixture("scans/tiny.rgbdscan").path
@@ -159,7 +169,13 @@ struct MeasureCommandTests {
         (#"{"landmarks": [{"name": "nasion", "u": 1, "v": 1}, {"name": "noseTip", "frame": 0, "u": 1, "v": 1}, {"name": "leftEar", "frame": 0, "u": 1, "v": 1}, {"name": "rightEar", "frame": 0, "u": 1, "v": 1}]}"#, "landmark 'nasion' needs either frame, u and v, or x, y and z"),
         (#"{"landmarks": [ {"name": "#, "not valid JSON"),
       ]
-      for (text, problem) in cases {
+      let orbit = TestFiles.fixture("scans/orbit-small").path
+      let placed: [(String, String)] = [
+        (Self.orbitLandmarks(nasion: #""frame": 99, "u": 80, "v": 80"#), "landmark 'nasion' refers to frame 99, but the scan has 36 frames"),
+        (Self.orbitLandmarks(nasion: #""frame": 2, "u": 0, "v": 0"#), "landmark 'nasion' has no depth at its pixel in frame 2, nor a fused point along its ray"),
+        (Self.orbitLandmarks(nasion: #""frame": 2, "u": 400, "v": 80"#), "landmark 'nasion' lies outside frame 2's image"),
+      ]
+      for (scan, (text, problem)) in cases.map({ (scan, $0) }) + placed.map({ (orbit, $0) }) {
         let landmarks = folder.appendingPathComponent("l.landmarks.json").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: landmarks))
         let run = try Headscan.run(["measure", scan, "--landmarks", landmarks, "--quiet"])

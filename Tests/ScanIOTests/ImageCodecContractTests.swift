@@ -1,0 +1,55 @@
+import Foundation
+import ScanIO
+import Testing
+import _ImageCodec
+import _TestSupport
+
+/// Bad arguments and bad bytes to the PNG/JPEG codec come back as a status and a message.
+struct ImageCodecContractTests {
+  /// A real 4×3 grey PNG written by the codec itself.
+  func smallPNG() throws -> [UInt8] {
+    try TestFiles.withTemporaryFolder { folder in
+      let path = folder.appendingPathComponent("g.png").path
+      try ImageFiles.writeGray8PNG(Array(0..<12), width: 4, height: 3, to: path)
+      return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+  }
+
+  func text(_ message: [CChar]) -> String {
+    String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  @Test func nullPointersAreInvalidArguments() {
+    var info = hsi_info()
+    var message = [CChar](repeating: 0, count: 128)
+    #expect(hsi_probe(nil, 10, &info, &message, message.count) == HSI_INVALID_ARGUMENT)
+    #expect(text(message).contains("null"))
+    #expect(hsi_decode(nil, 10, HSI_BGRA8, nil, 0, &message, message.count) == HSI_INVALID_ARGUMENT)
+  }
+
+  @Test func anUndersizedPixelBufferIsRefusedBeforeDecoding() throws {
+    let png = try smallPNG()
+    var pixels = [UInt8](repeating: 0, count: 4 * 12 - 1)
+    var message = [CChar](repeating: 0, count: 128)
+    let status = hsi_decode(png, png.count, HSI_BGRA8, &pixels, pixels.count, &message, message.count)
+    #expect(status == HSI_BUFFER_TOO_SMALL, "\(text(message))")
+  }
+
+  @Test func everyTruncationOfAPNGIsAnErrorOrTheImage() throws {
+    let png = try smallPNG()
+    for length in 0..<png.count {
+      var info = hsi_info()
+      var pixels = [UInt8](repeating: 0, count: 4 * 12)
+      var message = [CChar](repeating: 0, count: 128)
+      let probe = hsi_probe(png, length, &info, &message, message.count)
+      let decode = hsi_decode(png, length, HSI_BGRA8, &pixels, pixels.count, &message, message.count)
+      // libpng may stop before the end chunk, so a file cut late can still decode: then it must be the whole image.
+      if decode == HSI_OK {
+        #expect(probe == HSI_OK && info.width == 4 && info.height == 3)
+        #expect(stride(from: 0, to: 48, by: 4).map { pixels[$0] } == Array(0..<12), "length \(length)")
+      } else {
+        #expect(!text(message).isEmpty, "length \(length): a failure says why")
+      }
+    }
+  }
+}
