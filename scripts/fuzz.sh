@@ -15,10 +15,11 @@ seconds=${1:-60}
 build=.build-fuzz
 targets=(FuzzScanStream FuzzTUMIndex FuzzImageFile FuzzLandmarks FuzzCalliperCSV)
 
+mkdir -p "$build"
 echo "building the fuzz targets (fuzzer + address sanitizer, the libraries instrumented too) ..."
 swift build -c release --package-path Fuzz --scratch-path "$build" --sanitize=fuzzer --sanitize=address \
-  -Xswiftc -sanitize=fuzzer,address >"$build.log" 2>&1 ||
-  { tail -20 "$build.log"; exit 1; }
+  -Xswiftc -sanitize=fuzzer,address >"$build/build.log" 2>&1 ||
+  { tail -20 "$build/build.log"; exit 1; }
 
 # Seeds.
 seeds="$build/seeds"
