@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d)}
 bin=.build/release/headscan
-[ -x "$bin" ] || swift build -c release --product headscan
+[ -x "$bin" ] || swift build -c release --product headscan --static-swift-stdlib
 mkdir -p "$work"
 # name  CVAI %  CI  flattened side  seed   (CVAI in the middle of its CHOA level)
 while read -r name cvai ci side seed; do

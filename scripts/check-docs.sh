@@ -8,7 +8,7 @@
 # Usage: scripts/check-docs.sh [FILE.md …]   (needs the release build)
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-[ -x "$repo/.build/release/headscan" ] || { echo "check-docs: build first (swift build -c release --product headscan)"; exit 2; }
+[ -x "$repo/.build/release/headscan" ] || { echo "check-docs: build first (swift build -c release --product headscan --static-swift-stdlib)"; exit 2; }
 export PATH="$repo/.build/release:$PATH"
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("$repo/README.md" "$repo"/docs/*.md)

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.build/release/headscan
-[ -x "$bin" ] || swift build -c release --product headscan
+[ -x "$bin" ] || swift build -c release --product headscan --static-swift-stdlib
 out=fixtures/scans
 mkdir -p "$out"
 # A whole orbit, small: 36 frames at 320×240, TUM folder with JPEG colour (~2 MB).

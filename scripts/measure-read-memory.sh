@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d)}
 bin=.build/release/headscan
-[ -x "$bin" ] || swift build -c release --product headscan
+[ -x "$bin" ] || swift build -c release --product headscan --static-swift-stdlib
 scan="$work/two-gigabytes.rgbdscan"
 [ -f "$scan" ] || "$bin" simulate "$scan" --frames 850 --seed 21 -q >/dev/null
 size=$(stat -c %s "$scan")

@@ -29,5 +29,5 @@ if ! command -v swift >/dev/null 2>&1; then
   fi
 fi
 
-swift build -c release --product headscan 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2
+swift build -c release --product headscan --static-swift-stdlib 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|use of .mktemp. is dangerous' >&2
 echo "setup: built .build/release/headscan" >&2

@@ -11,7 +11,11 @@ struct Sphere {
   /// Fits |p|² = 2 c·p + (r² − |c|²); `nil` for fewer than 4 points or a degenerate set.
   init?(fitting points: [SIMD3<Double>]) {
     guard points.count >= 4 else { return nil }
-    guard let x = NativeGeometry.leastSquares(points, unknowns: 4, row: { ([2 * $0.x, 2 * $0.y, 2 * $0.z, 1], $0.dot($0)) }) else {
+    let solution = NativeGeometry.leastSquares(points, unknowns: 4) { p, a in
+      (a[0], a[1], a[2], a[3]) = (2 * p.x, 2 * p.y, 2 * p.z, 1)
+      return p.dot(p)
+    }
+    guard let x = solution else {
       return nil
     }
     centre = SIMD3(x[0], x[1], x[2])
@@ -21,13 +25,6 @@ struct Sphere {
   }
 }
 
-/// Running sums of the points that fall in one voxel.
-struct VoxelSum {
-  var position = SIMD3<Double>.zero
-  var colour = SIMD3<Double>.zero
-  var count = 0
-}
-
 /// Back-projects the registered frames' depth inside the head region into world, averages it per voxel,
 /// removes statistical outliers and projects each point onto its local plane (normals outward).
 /// With ``ReconstructionOptions/icpRefinement``, each frame is first aligned by ICP to the model
@@ -35,42 +32,42 @@ struct VoxelSum {
 /// (`worldFromCamera` by frame index) are returned.
 func fuseDepth(
   _ scan: any ScanReader, solution: RegistrationSolution, diagnostics: [FrameDiagnostics], options: ReconstructionOptions,
-  progress: (Int, Int) -> Void
+  timings: inout ReconstructionTimings, progress: (Int, Int) -> Void
 ) throws -> (cloud: PointSet, refined: [Int: RigidTransform]) {
+  let started = ContinuousClock.now
   guard let sphere = Sphere(fitting: solution.markers.map(\.worldFromMarker.translation)) else { return (PointSet(), [:]) }
   let outer = sphere.radius + options.headMargin, inner = max(0, sphere.radius - 0.05)
+  // A sphere far larger than a head means the marker map is wrong: stop rather than fuse a room.
+  guard sphere.radius <= 0.5 else {
+    throw ReconstructionError.numerical(
+      path: scan.path, detail: String(format: "the markers do not lie on a head-sized sphere (radius %.0f mm)", sphere.radius * 1000))
+  }
   let registered = diagnostics.filter { $0.worldFromCamera != nil }
-  let voxel = options.voxelSize
-  var grid: [SIMD3<Int32>: VoxelSum] = [:]
+  var fusion = FrameFusion(centre: sphere.centre, inner: inner, outer: outer, voxelSize: options.voxelSize)
   var refined: [Int: RigidTransform] = [:]
   var fused = 0
   try forEachInParallelBatches(
     registered,
-    work: { d in
-      let frame = try scan.frame(at: d.index)
-      return (d, headPoints(frame, worldFromCamera: d.worldFromCamera!, centre: sphere.centre, inner: inner, outer: outer))
+    work: { [projection = fusion.projection] d in
+      (d, projection.points(of: try scan.frame(at: d.index), worldFromCamera: d.worldFromCamera!))
     },
     consume: { d, framePoints in
       var points = framePoints
       fused += 1
-      if options.icpRefinement, fused > 3, grid.count >= 2000, points.count >= 500,
-        let correction = icpCorrection(points.map(\.0), model: grid, options: options)
+      if options.icpRefinement, fused > 3, fusion.voxelCount >= 2000, points.count >= 500,
+        let correction = icpCorrection(points.positions, model: fusion.grid, options: options)
       {
-        points = points.map { (correction.apply($0.0), $0.1) }
+        points = fusion.projection.moved(points, by: correction)
         refined[d.index] = correction * d.worldFromCamera!
       }
-      for (p, c) in points {
-        let key = SIMD3<Int32>(Int32((p.x / voxel).rounded(.down)), Int32((p.y / voxel).rounded(.down)), Int32((p.z / voxel).rounded(.down)))
-        grid[key, default: VoxelSum()].position += p
-        grid[key, default: VoxelSum()].colour += c
-        grid[key, default: VoxelSum()].count += 1
-      }
+      fusion.add(points)
     },
     progress: progress)
-  // Deterministic order: sort voxels by key.
-  let cells = grid.sorted { ($0.key.x, $0.key.y, $0.key.z) < ($1.key.x, $1.key.y, $1.key.z) }.map(\.value)
-  var positions = cells.map { SIMD3<Float>($0.position / Double($0.count)) }
-  var colours = cells.map { SIMD3<UInt8>(clamping: SIMD3<Int>(($0.colour / Double($0.count)).rounded(.toNearestOrEven))) }
+  let grid = fusion.grid
+  var (positions, colours) = grid.means()
+  timings.fusion = ReconstructionTimings.since(started)
+  let cleaning = ContinuousClock.now
+  defer { timings.cleaning = ReconstructionTimings.since(cleaning) }
   guard positions.count > options.neighbours else { return (PointSet(positions: positions, colors: colours), refined) }
   let keep = try NativeGeometry.statisticalInliers(positions, neighbours: options.neighbours, stddev: 2.0)
   positions = zip(positions, keep).filter(\.1).map(\.0)
@@ -85,15 +82,13 @@ func fuseDepth(
 /// The small rigid motion (world ← world) that ICP finds for one frame's points against the
 /// voxel model so far, if it converges, lowers their mean squared distance to the model by
 /// at least a fifth, and moves them by no more than 3 mm and 1°; otherwise `nil`.
-func icpCorrection(_ points: [SIMD3<Double>], model: [SIMD3<Int32>: VoxelSum], options: ReconstructionOptions) -> RigidTransform? {
+func icpCorrection(_ points: [SIMD3<Double>], model: VoxelGrid, options: ReconstructionOptions) -> RigidTransform? {
   let source = stride(from: 0, to: points.count, by: 16).map { SIMD3<Float>(points[$0]) }
   // The model only where this frame can reach it: its bounding box and the search margin.
   let reach = Float(3 * options.voxelSize)
   let low = source.reduce(SIMD3<Float>(repeating: .infinity)) { pointwiseMin($0, $1) } - reach
   let high = source.reduce(SIMD3<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) } + reach
-  let target = model.values.map { SIMD3<Float>($0.position / Double($0.count)) }.filter {
-    all($0 .>= low) && all($0 .<= high)
-  }
+  let target = model.means(inside: low, high)
   guard target.count >= 500 else { return nil }
   guard let fit = try? NativeGeometry.icp(source, onto: target, maxDistance: 3 * options.voxelSize, iterations: 30),
     fit.converged, fit.after < 0.8 * fit.before
@@ -105,30 +100,46 @@ func icpCorrection(_ points: [SIMD3<Double>], model: [SIMD3<Int32>: VoxelSum], o
 
 /// World points (metres) and colours (r, g, b) of one frame's depth inside the shell `inner…outer` around `centre`,
 /// skipping pixels at depth discontinuities (flying pixels).
+///
+/// A pixel (x, y) with depth d lands at `d · (a_x · R₀ + b_y · R₁ + R₂) + t`, with the camera
+/// ray's slopes `a_x = (x − cx)/fx`, `b_y = (y − cy)/fy` and R's columns, so the slopes and the
+/// colour pixel of every column and row are worked out once per frame.
 func headPoints(
   _ frame: ScanFrame, worldFromCamera: RigidTransform, centre: SIMD3<Double>, inner: Double, outer: Double
-) -> [(SIMD3<Double>, SIMD3<Double>)] {
+) -> (positions: [SIMD3<Double>], colours: [SIMD3<UInt8>]) {
   let depth = frame.depth, colour = frame.color
   let k = depth.intrinsics
-  let sx = Double(colour.width) / Double(depth.width), sy = Double(colour.height) / Double(depth.height)
-  var out: [(SIMD3<Double>, SIMD3<Double>)] = []
+  let (c0, c1, c2) = worldFromCamera.rotation.columns
+  let t = worldFromCamera.translation
+  let slopeX = (0..<depth.width).map { (Double($0) - k.cx) / k.fx }
+  let colourX = (0..<depth.width).map { min(colour.width - 1, Int((Double($0) + 0.5) * Double(colour.width) / Double(depth.width))) }
+  let innerSquared = inner * inner, outerSquared = outer * outer
+  var positions: [SIMD3<Double>] = [], colours: [SIMD3<UInt8>] = []
+  positions.reserveCapacity(depth.width * depth.height / 4)
+  colours.reserveCapacity(depth.width * depth.height / 4)
   depth.metres.withUnsafeBufferPointer { z in
-    for y in 1..<(depth.height - 1) {
-      for x in 1..<(depth.width - 1) {
-        let i = y * depth.width + x
-        let d = z[i]
-        guard d.isFinite else { continue }
-        // Flying pixels: every 4-neighbour must have depth within 6 mm (a NaN fails the test).
-        func near(_ n: Float) -> Bool { abs(n - d) <= 0.006 }
-        guard near(z[i - 1]), near(z[i + 1]), near(z[i - depth.width]), near(z[i + depth.width]) else { continue }
-        let p = worldFromCamera.apply(k.unproject(u: Double(x), v: Double(y), depth: Double(d)))
-        let r = (p - centre).length
-        guard r >= inner && r <= outer else { continue }
-        let cx = min(colour.width - 1, Int((Double(x) + 0.5) * sx)), cy = min(colour.height - 1, Int((Double(y) + 0.5) * sy))
-        let c = 4 * (cy * colour.width + cx)
-        out.append((p, SIMD3(Double(colour.bgra[c + 2]), Double(colour.bgra[c + 1]), Double(colour.bgra[c]))))
+    colour.bgra.withUnsafeBufferPointer { bgra in
+      for y in 1..<(depth.height - 1) {
+        let row = (Double(y) - k.cy) / k.fy * c1 + c2
+        let colourRow = min(colour.height - 1, Int((Double(y) + 0.5) * Double(colour.height) / Double(depth.height))) * colour.width
+        for x in 1..<(depth.width - 1) {
+          let i = y * depth.width + x
+          let d = z[i]
+          guard d.isFinite else { continue }
+          // Flying pixels: every 4-neighbour must have depth within 6 mm (a NaN fails the test).
+          guard abs(z[i - 1] - d) <= 0.006, abs(z[i + 1] - d) <= 0.006, abs(z[i - depth.width] - d) <= 0.006,
+            abs(z[i + depth.width] - d) <= 0.006
+          else { continue }
+          let p = Double(d) * (slopeX[x] * c0 + row) + t
+          let offset = p - centre
+          let r2 = (offset * offset).sum()
+          guard r2 >= innerSquared && r2 <= outerSquared else { continue }
+          let c = 4 * (colourRow + colourX[x])
+          positions.append(p)
+          colours.append(SIMD3(bgra[c + 2], bgra[c + 1], bgra[c]))
+        }
       }
     }
   }
-  return out
+  return (positions, colours)
 }

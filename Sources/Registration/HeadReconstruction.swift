@@ -127,6 +127,31 @@ public struct RegisteredMarker: Sendable, Hashable {
   public var rms: Double
 }
 
+/// Wall-clock seconds spent in each stage of ``reconstructHead(_:options:progress:)``.
+public struct ReconstructionTimings: Sendable, Hashable {
+  /// Pass 1: reading every frame, detecting markers, lifting them to 3D.
+  public var detection = 0.0
+  /// Chaining frames through markers and the global optimisation.
+  public var registration = 0.0
+  /// Pass 2: reading the registered frames again, back-projecting and averaging per voxel (with ICP if asked).
+  public var fusion = 0.0
+  /// Statistical outlier removal and smoothing onto local planes (normals).
+  public var cleaning = 0.0
+  /// Settling the markers onto the surface and re-expressing the world.
+  public var settling = 0.0
+
+  public init() {}
+
+  /// All stages.
+  public var total: Double { detection + registration + fusion + cleaning + settling }
+
+  /// Seconds since `start` on the monotonic clock.
+  static func since(_ start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+  }
+}
+
 /// The result of registration and fusion.
 public struct HeadReconstruction: Sendable {
   /// One entry per frame read.
@@ -143,6 +168,8 @@ public struct HeadReconstruction: Sendable {
   public var offCapDetections: Int
   /// The fused head: positions (world, metres), outward normals, colours.
   public var cloud: PointSet
+  /// Where the time went.
+  public var timings = ReconstructionTimings()
 
   /// Frames given a pose.
   public var framesRegistered: Int { frames.filter { $0.worldFromCamera != nil }.count }
@@ -193,46 +220,41 @@ public func reconstructHead(
   let capCount = scan.header.capMarkerCount
 
   // Pass 1: detect and lift.
+  var timings = ReconstructionTimings()
+  var started = ContinuousClock.now
   var lifted: [[LiftedMarker]] = []
   var diagnostics: [FrameDiagnostics] = []
   var offCap = 0, framesWithDepth = 0
   try forEachInParallelBatches(
     Array(0..<scan.frameCount),
-    work: { index -> (FrameDiagnostics, [LiftedMarker], Int, Bool) in
-      let frame = try scan.frame(at: index)
-      var found = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)
-      let before = found.count
-      if let capCount { found.removeAll { $0.id >= capCount } }
-      let markers = found.compactMap {
-        LiftedMarker(marker: $0, depth: frame.depth, colour: frame.color.intrinsics, sideLength: side, options: options.lifting)
-      }
-      let d = FrameDiagnostics(
-        index: frame.index, timestamp: frame.timestamp, detectedIDs: found.map(\.id),
-        liftedByDepth: markers.filter { $0.method == .depth }.count, liftedByPnP: markers.filter { $0.method == .pnp }.count,
-        edgeBlur: found.isEmpty ? nil : edgeBlur(of: found, grey: frame.color.grey(), width: frame.color.width, height: frame.color.height))
-      return (d, markers, before - found.count, frame.depth.validCount > 0)
+    work: { index in
+      try observeFrame(try scan.frame(at: index), detector: detector, capMarkerCount: capCount, sideLength: side, options: options)
     },
-    consume: { d, markers, dropped, hasDepth in
-      diagnostics.append(d)
-      lifted.append(markers)
-      offCap += dropped
-      if hasDepth { framesWithDepth += 1 }
+    consume: { observation in
+      diagnostics.append(observation.diagnostics)
+      lifted.append(observation.lifted)
+      offCap += observation.offCapDetections
+      if observation.hasDepth { framesWithDepth += 1 }
     },
     progress: { done, total in progress?(.detecting, done, total) })
   let detectedIDs = Set(lifted.flatMap { $0.map(\.id) }).union(diagnostics.flatMap(\.detectedIDs)).sorted()
   guard framesWithDepth > 0 else { throw ReconstructionError.noDepth(path: scan.path) }
   guard !detectedIDs.isEmpty else { throw ReconstructionError.noMarkers(path: scan.path) }
 
+  timings.detection = ReconstructionTimings.since(started)
+
   // Chain and optimise.
+  started = ContinuousClock.now
   progress?(.optimising, 0, 1)
   var solution = try registerFrames(
     lifted, diagnostics: &diagnostics, options: options, path: scan.path, imageWidth: scan.header.colorWidth, sideLength: side)
   progress?(.optimising, 1, 1)
+  timings.registration = ReconstructionTimings.since(started)
 
   // Pass 2: fuse.
   var cloud = PointSet()
   if options.fuse {
-    let fusion = try fuseDepth(scan, solution: solution, diagnostics: diagnostics, options: options) { done, total in
+    let fusion = try fuseDepth(scan, solution: solution, diagnostics: diagnostics, options: options, timings: &timings) { done, total in
       progress?(.fusing, done, total)
     }
     cloud = fusion.cloud
@@ -241,15 +263,17 @@ public func reconstructHead(
       diagnostics[index].refinedByICP = true
     }
   }
+  started = ContinuousClock.now
   if options.settleMarkersOnSurface && cloud.count > options.neighbours {
     try settleMarkers(on: cloud, solution: &solution, diagnostics: &diagnostics, neighbours: options.neighbours, path: scan.path)
     cloud = solution.cloud
   } else {
     solution.cloud = cloud
   }
+  timings.settling = ReconstructionTimings.since(started)
   return HeadReconstruction(
     frames: diagnostics, markers: solution.markers, worldMarkerID: solution.worldMarkerID, cornerRMS: solution.cornerRMS,
-    markersDetected: detectedIDs, offCapDetections: offCap, cloud: cloud)
+    markersDetected: detectedIDs, offCapDetections: offCap, cloud: cloud, timings: timings)
 }
 
 /// Moves every marker's corners onto the fused surface along its local normal, then re-expresses

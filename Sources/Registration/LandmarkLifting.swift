@@ -70,7 +70,7 @@ public func liftLandmarks(
         for x in max(0, cx - 2)...min(depth.width - 1, cx + 2) where depth[x, y].isFinite { values.append(depth[x, y]) }
       }
       if !values.isEmpty {
-        let z = Double(values.sorted()[values.count / 2])
+        let z = Double(upperMedian(values))
         out[name] = pose.apply(depth.intrinsics.unproject(u: du, v: dv, depth: z))
         continue
       }

@@ -46,20 +46,39 @@ public func detectMarkers(
 }
 
 /// Runs `work` on `items` in parallel batches of 2 × cores and hands each result to `consume`
-/// on the calling thread, in item order, whatever the thread timing; memory holds one batch.
-/// - Throws: the first error in item order (from `work` or `consume`).
+/// on the calling thread, in item order, whatever the thread timing.
+///
+/// The next batch is worked on while the calling thread consumes the current one, so a
+/// serial `consume` overlaps with the parallel work; memory holds two batches.
+/// - Throws: the first error in item order (from `work` or `consume`), after the batch in
+///   flight has finished.
 func forEachInParallelBatches<Item: Sendable, Value>(
   _ items: [Item], work: @escaping @Sendable (Item) throws -> Value, consume: (Value) throws -> Void,
   progress: (Int, Int) -> Void = { _, _ in }
 ) throws {
   let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-  var start = 0
-  while start < items.count {
+  func launch(_ start: Int) -> (slots: ResultSlots<Value>, done: DispatchGroup) {
     let slice = Array(items[start..<min(items.count, start + batch)])
     let slots = ResultSlots<Value>(count: slice.count)
-    DispatchQueue.concurrentPerform(iterations: slice.count) { k in slots.set(k, Result { try work(slice[k]) }) }
-    for k in 0..<slice.count { try consume(slots.get(k).get()) }
-    start += slice.count
+    let done = DispatchGroup()
+    DispatchQueue.global().async(group: done) {
+      DispatchQueue.concurrentPerform(iterations: slice.count) { k in slots.set(k, Result { try work(slice[k]) }) }
+    }
+    return (slots, done)
+  }
+  var start = 0
+  var current = items.isEmpty ? nil : launch(0)
+  while let (slots, done) = current {
+    done.wait()
+    let end = start + slots.count
+    current = end < items.count ? launch(end) : nil
+    do {
+      for k in 0..<slots.count { try consume(slots.get(k).get()) }
+    } catch {
+      current?.done.wait()
+      throw error
+    }
+    start = end
     progress(start, items.count)
   }
 }
@@ -68,8 +87,12 @@ func forEachInParallelBatches<Item: Sendable, Value>(
 private final class ResultSlots<Value>: @unchecked Sendable {
   private var slots: [Result<Value, any Error>?]
   private let lock = NSLock()
+  let count: Int
 
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
+  init(count: Int) {
+    self.count = count
+    slots = Array(repeating: nil, count: count)
+  }
 
   func set(_ index: Int, _ value: Result<Value, any Error>) {
     lock.lock()

@@ -151,7 +151,7 @@ extension LiftedMarker {
       let z = 1 / s.z
       return abs(1 / quadric(fit, s.u, s.v) - z)
     }
-    let mad = residuals.sorted()[residuals.count / 2] * 1.4826
+    let mad = upperMedian(residuals) * 1.4826
     let kept = zip(samples, residuals).filter { $0.1 <= max(0.001, 3 * mad) }.map(\.0)
     guard kept.count >= minimumSamples, let refit = quadricFit(kept), mad < 0.003 else { return nil }
     fit = refit
@@ -165,7 +165,10 @@ extension LiftedMarker {
 
   /// Least-squares `z = q0 + q1 u + q2 v + q3 u² + q4 uv + q5 v²`.
   static func quadricFit(_ s: [(u: Double, v: Double, z: Double)]) -> [Double]? {
-    NativeGeometry.leastSquares(s, unknowns: 6, row: { ([1, $0.u, $0.v, $0.u * $0.u, $0.u * $0.v, $0.v * $0.v], $0.z) })
+    NativeGeometry.leastSquares(s, unknowns: 6) { q, a in
+      (a[0], a[1], a[2], a[3], a[4], a[5]) = (1, q.u, q.v, q.u * q.u, q.u * q.v, q.v * q.v)
+      return q.z
+    }
   }
 
   /// Robust local-plane depth at sub-pixel (u, v) of the depth map, metres.
@@ -182,7 +185,7 @@ extension LiftedMarker {
     guard samples.count >= minimumSamples, var fit = planeFit(samples) else { return nil }
     // One robust refit: drop samples beyond 3 MAD-σ (at least 1 mm) from the first plane.
     let residuals = samples.map { abs($0.z - (fit.c + fit.a * $0.du + fit.b * $0.dv)) }
-    let mad = residuals.sorted()[residuals.count / 2] * 1.4826
+    let mad = upperMedian(residuals) * 1.4826
     let limit = max(0.001, 3 * mad)
     let kept = zip(samples, residuals).filter { $0.1 <= limit }.map(\.0)
     guard kept.count >= minimumSamples, let refit = planeFit(kept) else { return nil }
@@ -193,7 +196,8 @@ extension LiftedMarker {
 
   /// Least-squares `z = c + a·du + b·dv`.
   static func planeFit(_ s: [(du: Double, dv: Double, z: Double)]) -> (a: Double, b: Double, c: Double)? {
-    guard let x = NativeGeometry.leastSquares(s, unknowns: 3, row: { ([$0.du, $0.dv, 1], $0.z) }) else { return nil }
+    guard let x = NativeGeometry.leastSquares(s, unknowns: 3, row: { q, a in (a[0], a[1], a[2]) = (q.du, q.dv, 1); return q.z })
+    else { return nil }
     return (x[0], x[1], x[2])
   }
 }

@@ -7,6 +7,14 @@ enum NativeGeometry {
     var description: String
   }
 
+  /// Points as the shim takes them: x, y, z packed (SIMD3 has a fourth, padding lane).
+  static func packed<Scalar: SIMDScalar>(_ points: [SIMD3<Scalar>]) -> [Scalar] {
+    var flat: [Scalar] = []
+    flat.reserveCapacity(3 * points.count)
+    for p in points { flat.append(p.x); flat.append(p.y); flat.append(p.z) }
+    return flat
+  }
+
   static func check(_ status: gs_status, _ message: [CChar]) throws(Failure) {
     guard status == GS_OK else {
       throw Failure(description: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
@@ -16,7 +24,7 @@ enum NativeGeometry {
   /// `target ≈ T · source` by Umeyama; also the RMS residual (same unit as the points).
   static func rigidFit(from source: [SIMD3<Double>], to target: [SIMD3<Double>]) throws(Failure) -> (RigidTransform, Double) {
     precondition(source.count == target.count)
-    let a = source.flatMap { [$0.x, $0.y, $0.z] }, b = target.flatMap { [$0.x, $0.y, $0.z] }
+    let a = packed(source), b = packed(target)
     var r = [Double](repeating: 0, count: 9), t = [Double](repeating: 0, count: 3)
     var rms = 0.0
     var message = [CChar](repeating: 0, count: 256)
@@ -33,25 +41,27 @@ enum NativeGeometry {
     return x
   }
 
-  /// Linear least squares through the normal equations: `row(sample)` gives a sample's
-  /// coefficients (one per unknown) and target. `nil` when the system is singular.
+  /// Linear least squares through the normal equations: `row(sample, a)` writes a sample's
+  /// coefficients (one per unknown) into `a` and returns its target. `nil` when the system is singular.
   static func leastSquares<Samples: Sequence>(
-    _ samples: Samples, unknowns n: Int, row: (Samples.Element) -> (coefficients: [Double], target: Double)
+    _ samples: Samples, unknowns n: Int, row: (Samples.Element, inout [Double]) -> Double
   ) -> [Double]? {
     var m = [Double](repeating: 0, count: n * n), r = [Double](repeating: 0, count: n)
+    var a = [Double](repeating: 0, count: n)
     for sample in samples {
-      let (a, target) = row(sample)
+      let target = row(sample, &a)
       for i in 0..<n {
         r[i] += a[i] * target
-        for j in 0..<n { m[n * i + j] += a[i] * a[j] }
+        for j in i..<n { m[n * i + j] += a[i] * a[j] }
       }
     }
+    for i in 0..<n { for j in 0..<i { m[n * i + j] = m[n * j + i] } }
     return try? solveSymmetric(m, r)
   }
 
   /// Inlier mask of PCL's statistical outlier removal.
   static func statisticalInliers(_ points: [SIMD3<Float>], neighbours: Int, stddev: Double) throws(Failure) -> [Bool] {
-    let flat = points.flatMap { [$0.x, $0.y, $0.z] }
+    let flat = NativeGeometry.packed(points)
     var keep = [UInt8](repeating: 0, count: points.count)
     var message = [CChar](repeating: 0, count: 256)
     try check(gs_statistical_outliers(flat, Int32(points.count), Int32(neighbours), stddev, &keep, &message, message.count), message)
@@ -63,9 +73,9 @@ enum NativeGeometry {
   static func projectToLocalPlanes(
     _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int
   ) throws(Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
-    let flat = cloud.flatMap { [$0.x, $0.y, $0.z] }
+    let flat = packed(cloud)
     let points = queries ?? cloud
-    let asked = queries.map { $0.flatMap { [$0.x, $0.y, $0.z] } } ?? flat
+    let asked = queries.map(packed) ?? flat
     var out = [Float](repeating: 0, count: asked.count), normals = [Float](repeating: 0, count: asked.count)
     var message = [CChar](repeating: 0, count: 256)
     try check(
@@ -82,7 +92,7 @@ enum NativeGeometry {
   static func icp(
     _ source: [SIMD3<Float>], onto target: [SIMD3<Float>], maxDistance: Double, iterations: Int
   ) throws(Failure) -> (transform: RigidTransform, before: Double, after: Double, converged: Bool) {
-    let a = source.flatMap { [$0.x, $0.y, $0.z] }, b = target.flatMap { [$0.x, $0.y, $0.z] }
+    let a = packed(source), b = packed(target)
     var t = [Double](repeating: 0, count: 16)
     var before = 0.0, after = 0.0
     var converged: Int32 = 0
@@ -102,7 +112,7 @@ final class NearestPointIndex {
 
   /// - Throws: when the set is empty or PCL fails.
   init(_ points: [SIMD3<Float>]) throws(NativeGeometry.Failure) {
-    let flat = points.flatMap { [$0.x, $0.y, $0.z] }
+    let flat = NativeGeometry.packed(points)
     var message = [CChar](repeating: 0, count: 256)
     guard let made = gs_tree_create(flat, Int32(points.count), &message, message.count) else {
       throw NativeGeometry.Failure(description: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
@@ -114,7 +124,7 @@ final class NearestPointIndex {
 
   /// Mean over `queries` of the squared distance to the nearest point, each clipped at `limit` (squared units).
   func meanClippedSquaredDistance(_ queries: [SIMD3<Float>], limit: Double) throws(NativeGeometry.Failure) -> Double {
-    let flat = queries.flatMap { [$0.x, $0.y, $0.z] }
+    let flat = NativeGeometry.packed(queries)
     var mean = 0.0
     var message = [CChar](repeating: 0, count: 256)
     try NativeGeometry.check(

@@ -54,6 +54,8 @@ struct ReconstructCommand: ParsableCommand {
     var offCapDetections: Int
     var framesRefinedByICP: Int
     var rejected: [Rejected]
+    /// Wall-clock seconds per stage.
+    var seconds: [String: Double]
   }
 
   func run() throws {
@@ -72,7 +74,11 @@ struct ReconstructCommand: ParsableCommand {
         frames: result.frames.count, framesRegistered: result.framesRegistered, markers: result.markersDetected.count,
         markersRegistered: result.markers.count, worldMarker: result.worldMarkerID, cornerRMS: result.cornerRMS * 1000,
         points: result.cloud.count, offCapDetections: result.offCapDetections,
-        framesRefinedByICP: result.frames.filter(\.refinedByICP).count, rejected: rejected)
+        framesRefinedByICP: result.frames.filter(\.refinedByICP).count, rejected: rejected,
+        seconds: [
+          "detection": result.timings.detection, "registration": result.timings.registration, "fusion": result.timings.fusion,
+          "cleaning": result.timings.cleaning, "settling": result.timings.settling, "total": result.timings.total,
+        ])
       if let json { try writeJSON(summary, to: json) }
       print(render(summary, result: result))
     }
@@ -92,6 +98,11 @@ struct ReconstructCommand: ParsableCommand {
     lines.append("lifting     \(depth) markers by depth, \(pnp) by PnP (no depth)")
     if icp { lines.append("ICP         \(s.framesRefinedByICP) frames moved onto the model") }
     if s.offCapDetections > 0 { lines.append("ignored     \(s.offCapDetections) detections with ids not on the cap") }
+    let t = result.timings
+    lines.append(
+      String(
+        format: "time        %.1f s: detection %.1f, registration %.1f, fusion %.1f, cleaning %.1f, settling %.1f (%.0f frames/s)",
+        t.total, t.detection, t.registration, t.fusion, t.cleaning, t.settling, Double(s.frames) / max(t.total, 1e-9)))
     return lines.joined(separator: "\n")
   }
 }

@@ -62,14 +62,34 @@ struct RefinementTests {
     return points
   }
 
-  static func model(_ points: [SIMD3<Double>], voxel: Double) -> [SIMD3<Int32>: VoxelSum] {
-    var grid: [SIMD3<Int32>: VoxelSum] = [:]
-    for p in points {
-      let key = SIMD3<Int32>(Int32((p.x / voxel).rounded(.down)), Int32((p.y / voxel).rounded(.down)), Int32((p.z / voxel).rounded(.down)))
-      grid[key, default: VoxelSum()].position += p
-      grid[key, default: VoxelSum()].count += 1
-    }
+  static func model(_ points: [SIMD3<Double>], voxel: Double) -> VoxelGrid {
+    let lattice = VoxelLattice(centre: .zero, radius: 0.1, voxelSize: voxel)
+    var grid = VoxelGrid(lattice: lattice)
+    grid.add(points, colours: points.map { _ in .zero }, cells: points.map(lattice.cell(of:)))
     return grid
+  }
+
+  @Test func voxelGridAveragesPerWorldVoxelInKeyOrder() {
+    // 1 cm voxels around (−0.02, 0.3, 0): points on both sides of block and sign boundaries.
+    let lattice = VoxelLattice(centre: SIMD3(-0.02, 0.3, 0), radius: 0.1, voxelSize: 0.01)
+    var grid = VoxelGrid(lattice: lattice)
+    let points: [(SIMD3<Double>, SIMD3<UInt8>)] = [
+      (SIMD3(-0.001, 0.301, 0.005), SIMD3(10, 20, 30)),   // voxel (−1, 30, 0)
+      (SIMD3(-0.009, 0.309, 0.001), SIMD3(11, 21, 31)),   // voxel (−1, 30, 0)
+      (SIMD3(0.001, 0.301, -0.001), SIMD3(200, 0, 0)),    // voxel (0, 30, −1)
+      (SIMD3(-0.075, 0.38, 0.079), SIMD3(1, 2, 3)),       // voxel (−8, 38, 7)
+      (SIMD3(0.5, 0.3, 0), SIMD3(9, 9, 9)),               // outside the cube: ignored
+    ]
+    #expect(lattice.cell(of: points[4].0) == -1)
+    grid.add(points.map(\.0), colours: points.map(\.1), cells: points.map { lattice.cell(of: $0.0) })
+    #expect(grid.count == 3)
+    let (positions, colours) = grid.means()
+    let expected: [SIMD3<Float>] = [SIMD3(-0.075, 0.38, 0.079), SIMD3(-0.005, 0.305, 0.003), SIMD3(0.001, 0.301, -0.001)]
+    #expect(positions.count == 3)
+    for (got, want) in zip(positions, expected) { #expect(((got - want) * (got - want)).sum() < 1e-12, "\(got) vs \(want)") }
+    // (10 + 11) / 2 = 10.5 rounds to even 10; 20.5 → 20; 30.5 → 30.
+    #expect(colours == [SIMD3(1, 2, 3), SIMD3(10, 20, 30), SIMD3(200, 0, 0)])
+    #expect(grid.means(inside: SIMD3(-0.01, 0.3, -0.01), SIMD3(0.01, 0.31, 0.01)).count == 2)
   }
 
   @Test func icpUndoesASmallMisregistrationAndLeavesAGoodOneAlone() throws {
@@ -84,5 +104,18 @@ struct RefinementTests {
     #expect(residual.angle < 0.1 * .pi / 180, "left \(residual.angle * 180 / .pi)°")
     // Already in place: nothing to lower, no move.
     #expect(icpCorrection(frame, model: model, options: .default) == nil)
+  }
+}
+
+struct MedianTests {
+  @Test func upperMedianEqualsTheSortedMiddleElement() {
+    var random = SeededGenerator(seed: 7)
+    for count in [1, 2, 3, 4, 5, 10, 11, 100, 257] {
+      for _ in 0..<20 {
+        // Few distinct values, so ties are common.
+        let values = (0..<count).map { _ in Double(random.below(count / 3 + 1)) * 0.5 }
+        #expect(upperMedian(values) == values.sorted()[count / 2], "\(values)")
+      }
+    }
   }
 }

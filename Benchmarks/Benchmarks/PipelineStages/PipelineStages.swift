@@ -1,0 +1,77 @@
+import ArucoBridge
+import Benchmark
+import CVAI
+import Foundation
+import PointCloud
+@_spi(Stages) import Registration
+import ScanIO
+
+/// One benchmark per stage of `headscan reconstruct` and `measure`; each reports wall-clock
+/// time, allocations and peak resident memory. The fixture (a simulated 640×480 scan) is made
+/// before the first one runs.
+let benchmarks: @Sendable () -> Void = {
+  Benchmark.defaultConfiguration = .init(
+    metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
+    timeUnits: .milliseconds, warmupIterations: 1, maxDuration: .seconds(4), maxIterations: 500)
+  let fixture = StageFixture.shared
+  let frameCount = fixture.frames.count
+
+  Benchmark("read a frame (640×480, float16 depth + BGRA)") { benchmark in
+    for i in benchmark.scaledIterations { blackHole(try fixture.reader.frame(at: i % frameCount)) }
+  }
+
+  Benchmark("detect markers in a frame (OpenCV ArUco, sub-pixel corners)") { benchmark in
+    for i in benchmark.scaledIterations {
+      let frame = fixture.frames[i % frameCount]
+      blackHole(try fixture.detector.detect(grey: fixture.greys[i % frameCount], width: frame.color.width, height: frame.color.height))
+    }
+  }
+
+  Benchmark("lift a frame's markers to 3D (depth quadric, PnP fallback)") { benchmark in
+    for i in benchmark.scaledIterations {
+      let frame = fixture.frames[i % frameCount]
+      for marker in fixture.detections[i % frameCount] {
+        blackHole(LiftedMarker(marker: marker, depth: frame.depth, colour: frame.color.intrinsics, sideLength: 0.016))
+      }
+    }
+  }
+
+  Benchmark("observe a frame (grey, detect, lift, blur index)") { benchmark in
+    let side = fixture.reader.header.markers.sideLength, count = fixture.reader.header.capMarkerCount
+    for i in benchmark.scaledIterations {
+      blackHole(
+        try observeFrame(
+          fixture.frames[i % frameCount], detector: fixture.detector, capMarkerCount: count, sideLength: side,
+          options: fixture.options))
+    }
+  }
+
+  Benchmark(
+    "register 1800 frames (chain + global optimisation)",
+    configuration: .init(warmupIterations: 0, maxDuration: .seconds(20), maxIterations: 3)
+  ) { benchmark in
+    let observations = fixture.observations(count: 1800)
+    let width = fixture.reader.header.colorWidth, side = fixture.reader.header.markers.sideLength
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations {
+      blackHole(try registerObservations(observations, options: fixture.options, imageWidth: width, sideLength: side, path: "bench"))
+    }
+  }
+
+  Benchmark("fuse a registered frame (back-project, voxel averages)") { benchmark in
+    let registered = fixture.reconstruction.frames.filter { $0.worldFromCamera != nil }
+    let markers = fixture.reconstruction.markers.map(\.worldFromMarker.translation)
+    let centre = markers.reduce(SIMD3<Double>.zero, +) / Double(markers.count)
+    var fusion = FrameFusion(centre: centre, inner: 0, outer: 0.2, voxelSize: 0.001)
+    benchmark.startMeasurement()
+    for i in benchmark.scaledIterations {
+      let d = registered[i % registered.count]
+      fusion.add(fusion.projection.points(of: fixture.frames[d.index], worldFromCamera: d.worldFromCamera!))
+    }
+    blackHole(fusion.voxelCount)
+  }
+
+  Benchmark("slice + CVAI of a fused head (1 mm layers)") { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(try measureHead(points: fixture.headPoints)) }
+  }
+}

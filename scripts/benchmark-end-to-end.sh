@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# End-to-end performance of the release binary (issue targets in docs/performance.md):
+# simulates 600- and 1800-frame 640×480 scans (float32 depth, 1.5 and 4.4 GB), runs
+# `reconstruct` and `measure` on each under /usr/bin/time, and prints frames/s, wall time,
+# peak RSS and the per-stage seconds, one line each; then the start-up of `--help`.
+# Scans are kept in WORKDIR and reused by the next run. The first read of a scan comes
+# from disk, later ones from the page cache: run twice for warm numbers.
+# Usage: scripts/benchmark-end-to-end.sh [WORKDIR]   (needs ~6 GB free there)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:-$(mktemp -d)}
+mkdir -p "$work"
+bin=.build/release/headscan
+[ -x "$bin" ] || swift build -c release --product headscan --static-swift-stdlib
+[ -x /usr/bin/time ] || { echo "benchmark: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')"
+
+timed() {  # LABEL COMMAND... → prints wall and peak RSS lines, leaves the wall time in $wall
+  local label=$1
+  shift
+  /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out.txt"
+  read -r wall rss_kb <"$work/time.txt"
+  echo "$label: wall ${wall} s"
+  echo "$label: peak RSS $((rss_kb / 1024)) MB"
+}
+
+for frames in 600 1800; do
+  scan="$work/orbit-$frames.rgbdscan"
+  [ -f "$scan" ] || "$bin" simulate "$scan" --frames "$frames" --seed 5 -q >/dev/null
+  timed "reconstruct $frames" "$bin" reconstruct "$scan" -o "$work/orbit-$frames.ply" --json "$work/orbit-$frames.json" -q
+  reconstruct=$wall
+  echo "reconstruct $frames: $(awk -v f="$frames" -v s="$wall" 'BEGIN { printf "%.0f", f / s }') frames/s"
+  grep '^time' "$work/out.txt" | sed "s/^time */reconstruct $frames: stages /"
+  timed "measure $frames" "$bin" measure "$scan" -q --json "$work/orbit-$frames.report.json"
+  echo "measure $frames: adds $(awk -v m="$wall" -v r="$reconstruct" 'BEGIN { printf "%.1f", m - r }') s to reconstruct (landmarks, slicing, CVAI, bootstrap)"
+done
+
+# Start-up: median of 21 runs of --help.
+for _ in $(seq 21); do
+  start=$(date +%s%N)
+  "$bin" --help >/dev/null
+  echo $((($(date +%s%N) - start) / 1000))
+done | sort -n | awk '{ t[NR] = $1 } END { printf "start-up (--help): median %.1f ms, min %.1f ms\n", t[11] / 1000, t[1] / 1000 }'
