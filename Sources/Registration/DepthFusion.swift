@@ -36,14 +36,13 @@ func fuseDepth(
 ) throws -> (cloud: PointSet, refined: [Int: RigidTransform]) {
   let started = ContinuousClock.now
   guard let sphere = Sphere(fitting: solution.markers.map(\.worldFromMarker.translation)) else { return (PointSet(), [:]) }
-  let outer = sphere.radius + options.headMargin, inner = max(0, sphere.radius - 0.05)
   // A sphere far larger than a head means the marker map is wrong: stop rather than fuse a room.
   guard sphere.radius <= 0.5 else {
     throw ReconstructionError.numerical(
       path: scan.path, detail: String(format: "the markers do not lie on a head-sized sphere (radius %.0f mm)", sphere.radius * 1000))
   }
   let registered = diagnostics.filter { $0.worldFromCamera != nil }
-  var fusion = FrameFusion(centre: sphere.centre, inner: inner, outer: outer, voxelSize: options.voxelSize)
+  var fusion = FrameFusion(around: sphere, options: options)
   var refined: [Int: RigidTransform] = [:]
   var fused = 0
   try forEachInParallelBatches(

@@ -147,8 +147,8 @@ public struct ReconstructionTimings: Sendable, Hashable {
 
   /// Seconds since `start` on the monotonic clock.
   static func since(_ start: ContinuousClock.Instant) -> Double {
-    let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    let elapsed = (ContinuousClock.now - start).components
+    return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
   }
 }
 

@@ -84,11 +84,19 @@ import ScanIO
   public let projection: Projection
   private(set) var grid: VoxelGrid
 
-  /// Fusion inside the shell from `inner` to `outer` (metres) around `centre` (world).
-  public init(centre: SIMD3<Double>, inner: Double, outer: Double, voxelSize: Double) {
-    let lattice = VoxelLattice(centre: centre, radius: outer, voxelSize: voxelSize)
-    projection = Projection(centre: centre, inner: inner, outer: outer, lattice: lattice)
+  /// Fusion inside the shell from 5 cm below to ``ReconstructionOptions/headMargin`` above the
+  /// sphere through the markers (world, metres).
+  init(around sphere: Sphere, options: ReconstructionOptions) {
+    let outer = sphere.radius + options.headMargin, inner = max(0, sphere.radius - 0.05)
+    let lattice = VoxelLattice(centre: sphere.centre, radius: outer, voxelSize: options.voxelSize)
+    projection = Projection(centre: sphere.centre, inner: inner, outer: outer, lattice: lattice)
     grid = VoxelGrid(lattice: lattice)
+  }
+
+  /// The fusion `reconstructHead` sets up for a marker map; `nil` when the markers fit no sphere.
+  public init?(around markers: [RegisteredMarker], options: ReconstructionOptions) {
+    guard let sphere = Sphere(fitting: markers.map(\.worldFromMarker.translation)) else { return nil }
+    self.init(around: sphere, options: options)
   }
 
   /// Adds a frame's points to the running averages (call in frame order for a reproducible cloud).

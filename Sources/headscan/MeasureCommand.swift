@@ -96,6 +96,7 @@ struct MeasureCommand: ParsableCommand {
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       if let file { try checkLandmarks(file, path: landmarksPath, scan: reader) }
       let result = try naming(scan) { try reconstructHead(reader, progress: stageProgress(global)) }
+      let measuring = ContinuousClock.now
       let headFromWorld: RigidTransform
       var symmetryRMS: Double?
       if let file {
@@ -125,7 +126,9 @@ struct MeasureCommand: ParsableCommand {
         throw CommandError("\(scan): \(error)")
       }
       let m = measurement.measures
+      let measured = ContinuousClock.now - measuring
       let intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: cvaiDenominator)
+      let bootstrapped = ContinuousClock.now - measuring - measured
       let report = Report(
         cvai: m.cvai(denominator: cvaiDenominator), cva: m.cva, diagonalA: m.diagonalA, diagonalB: m.diagonalB, ci: m.ci,
         length: m.length, width: m.width, circumference: m.circumference, measurementLevel: measurement.level.height,
@@ -159,13 +162,20 @@ struct MeasureCommand: ParsableCommand {
           CI          %.1f%@ (%@)   length %.1f mm, width %.1f mm
           HC          %.1f mm%@ at %.1f mm above the %@ (%.0f %% of the contour measured)
           registered  %d of %d frames, %d markers, corner RMS %.2f mm
+          time        %.1f s: reconstruction %.1f, head frame and measures %.1f, intervals %.1f
           """,
         report.cvai, range(intervals?.cvai), cvaiDenominator.rawValue, report.severity, m.flattenedSide.rawValue,
         report.cva, range(intervals?.cva), report.diagonalA, range(intervals?.diagonalA), report.diagonalB,
         range(intervals?.diagonalB), report.ci, range(intervals?.ci), m.cranialIndexClass.rawValue, report.length,
         report.width, report.circumference, range(intervals?.circumference), report.measurementLevel, frame == .landmarks ? "ears' plane" : "lowest scanned layer (automatic head frame)",
         report.contourMeasuredPercent, result.framesRegistered, result.frames.count,
-        result.markers.count, result.cornerRMS * 1000))
+        result.markers.count, result.cornerRMS * 1000,
+        result.timings.total + seconds(measured + bootstrapped), result.timings.total, seconds(measured), seconds(bootstrapped)))
     }
   }
+}
+
+/// A duration in seconds.
+func seconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }

@@ -60,9 +60,9 @@ let benchmarks: @Sendable () -> Void = {
 
   Benchmark("fuse a registered frame (back-project, voxel averages)") { benchmark in
     let registered = fixture.reconstruction.frames.filter { $0.worldFromCamera != nil }
-    let markers = fixture.reconstruction.markers.map(\.worldFromMarker.translation)
-    let centre = markers.reduce(SIMD3<Double>.zero, +) / Double(markers.count)
-    var fusion = FrameFusion(centre: centre, inner: 0, outer: 0.2, voxelSize: 0.001)
+    guard var fusion = FrameFusion(around: fixture.reconstruction.markers, options: fixture.options) else {
+      fatalError("the benchmark scan's markers fit no sphere")
+    }
     benchmark.startMeasurement()
     for i in benchmark.scaledIterations {
       let d = registered[i % registered.count]
