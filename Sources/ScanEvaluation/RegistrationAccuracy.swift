@@ -42,12 +42,27 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
     }
   }
 
+  /// One kept marker against its truth, after the best rigid alignment (``aligned``).
+  public struct MarkerError: Sendable, Hashable, Codable {
+    public var id: Int
+    /// Position error, mm.
+    public var millimetres: Double
+    /// Orientation error, degrees.
+    public var degrees: Double
+    /// Observations the registration kept for it.
+    public var observations: Int
+    /// Its corner RMS over those observations, mm.
+    public var rms: Double
+  }
+
   /// In the contract §5 world.
   public var world = Errors()
   /// After the best rigid alignment of the marker map to the truth.
   public var aligned = Errors()
   /// Fraction of frames registered.
   public var keptFraction = 0.0
+  /// Every kept marker's errors after the best alignment, by id.
+  public var markers: [MarkerError] = []
 
   public var description: String {
     String(format: "world: %@; aligned: %@; %.0f %% of frames kept", world.description, aligned.description, 100 * keptFraction)
@@ -62,6 +77,12 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
     let pairs = result.markers.compactMap { m in truthMarkers[m.id].map { (m.corners, $0.corners) } }
     if let fit = RigidTransform.bestFit(from: pairs.flatMap(\.0), to: pairs.flatMap(\.1)) {
       aligned = Self.errors(result, truth, headFromEstimate: fit.transform)
+      markers = result.markers.compactMap { m in
+        truthMarkers[m.id].map { t in
+          let (angle, distance) = (fit.transform * m.worldFromMarker).difference(to: t.headFromMarker)
+          return MarkerError(id: m.id, millimetres: distance * 1000, degrees: angle * 180 / .pi, observations: m.observations, rms: m.rms * 1000)
+        }
+      }
     }
     keptFraction = Double(result.framesRegistered) / Double(max(1, result.frames.count))
   }

@@ -56,6 +56,10 @@ struct RegistrationAccuracyTests {
       // The map itself, free of how the world sticker happens to be estimated: the targets.
       #expect(a.aligned.markerTranslation <= 1.0)
       #expect(a.aligned.markerRotation <= 0.5)
+      // The per-marker list is the same comparison, one kept marker at a time.
+      #expect(a.markers.map(\.id) == result.markers.map(\.id))
+      #expect(abs((a.markers.map(\.degrees).max() ?? -1) - a.aligned.markerRotation) < 1e-9)
+      #expect(abs((a.markers.map(\.millimetres).max() ?? -1) - a.aligned.markerTranslation) < 1e-9)
       #expect(a.aligned.cameraTranslation <= 2.0)
       #expect(a.aligned.cloudRMS <= 0.7)
       #expect(a.aligned.cloudPointsScored > 20_000)
