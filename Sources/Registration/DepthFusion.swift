@@ -25,7 +25,7 @@ struct Sphere {
   }
 }
 
-/// Back-projects the registered frames' depth inside the head region into world, averages it per voxel,
+/// Back-projects the registered frames' depth (those held by ReconstructionOptions/minimumMarkersToFuse markers) inside the head region into world, averages it per voxel,
 /// removes statistical outliers and projects each point onto its local plane (normals outward).
 /// With ``ReconstructionOptions/icpRefinement``, each frame is first aligned by ICP to the model
 /// fused so far and moved where that lowers its distance to the model; the refined poses
@@ -42,18 +42,20 @@ func fuseDepth(
       path: scan.path, detail: String(format: "the markers do not lie on a head-sized sphere (radius %.0f mm)", sphere.radius * 1000))
   }
   let registered = diagnostics.filter { $0.worldFromCamera != nil }
+  let wellHeld = registered.filter { $0.liftedByDepth >= options.minimumMarkersToFuse }
+  let fused = 4 * wellHeld.count >= registered.count ? wellHeld : registered
   var fusion = FrameFusion(around: sphere, options: options)
   var refined: [Int: RigidTransform] = [:]
-  var fused = 0
+  var done = 0
   try forEachInParallelBatches(
-    registered,
+    fused,
     work: { [projection = fusion.projection] d in
       (d, projection.points(of: try scan.frame(at: d.index), worldFromCamera: d.worldFromCamera!))
     },
     consume: { d, framePoints in
       var points = framePoints
-      fused += 1
-      if options.icpRefinement, fused > 3, fusion.voxelCount >= 2000, points.count >= 500,
+      done += 1
+      if options.icpRefinement, done > 3, fusion.voxelCount >= 2000, points.count >= 500,
         let correction = icpCorrection(points.positions, model: fusion.grid, options: options)
       {
         points = fusion.projection.moved(points, by: correction)

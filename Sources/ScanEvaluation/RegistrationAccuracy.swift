@@ -49,6 +49,10 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
     public var millimetres: Double
     /// Orientation error, degrees.
     public var degrees: Double
+    /// The part of it about the marker's own normal (a turn in its plane), degrees.
+    public var inPlaneDegrees: Double
+    /// The part of it that tilts the marker's normal, degrees.
+    public var tiltDegrees: Double
     /// Observations the registration kept for it.
     public var observations: Int
     /// Its corner RMS over those observations, mm.
@@ -79,8 +83,13 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
       aligned = Self.errors(result, truth, headFromEstimate: fit.transform)
       markers = result.markers.compactMap { m in
         truthMarkers[m.id].map { t in
-          let (angle, distance) = (fit.transform * m.worldFromMarker).difference(to: t.headFromMarker)
-          return MarkerError(id: m.id, millimetres: distance * 1000, degrees: angle * 180 / .pi, observations: m.observations, rms: m.rms * 1000)
+          let estimate = fit.transform * m.worldFromMarker
+          let (angle, distance) = estimate.difference(to: t.headFromMarker)
+          // The error as a rotation vector in the true marker's frame: z is its normal.
+          let error = (t.headFromMarker.rotation.transposed * estimate.rotation).rotationVector * 180 / .pi
+          return MarkerError(
+            id: m.id, millimetres: distance * 1000, degrees: angle * 180 / .pi, inPlaneDegrees: abs(error.z),
+            tiltDegrees: (error.x * error.x + error.y * error.y).squareRoot(), observations: m.observations, rms: m.rms * 1000)
         }
       }
     }
