@@ -151,7 +151,7 @@ public struct ReconstructionTimings: Sendable, Hashable {
   public var total: Double { detection + registration + fusion + cleaning + settling }
 
   /// Seconds since `start` on the monotonic clock.
-  static func since(_ start: ContinuousClock.Instant) -> Double {
+  public static func since(_ start: ContinuousClock.Instant) -> Double {
     let elapsed = (ContinuousClock.now - start).components
     return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
   }

@@ -126,9 +126,10 @@ struct MeasureCommand: ParsableCommand {
         throw CommandError("\(scan): \(error)")
       }
       let m = measurement.measures
-      let measured = ContinuousClock.now - measuring
+      let measured = ReconstructionTimings.since(measuring)
+      let intervalsStart = ContinuousClock.now
       let intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: cvaiDenominator)
-      let bootstrapped = ContinuousClock.now - measuring - measured
+      let bootstrapped = ReconstructionTimings.since(intervalsStart)
       let report = Report(
         cvai: m.cvai(denominator: cvaiDenominator), cva: m.cva, diagonalA: m.diagonalA, diagonalB: m.diagonalB, ci: m.ci,
         length: m.length, width: m.width, circumference: m.circumference, measurementLevel: measurement.level.height,
@@ -170,12 +171,7 @@ struct MeasureCommand: ParsableCommand {
         report.width, report.circumference, range(intervals?.circumference), report.measurementLevel, frame == .landmarks ? "ears' plane" : "lowest scanned layer (automatic head frame)",
         report.contourMeasuredPercent, result.framesRegistered, result.frames.count,
         result.markers.count, result.cornerRMS * 1000,
-        result.timings.total + seconds(measured + bootstrapped), result.timings.total, seconds(measured), seconds(bootstrapped)))
+        result.timings.total + measured + bootstrapped, result.timings.total, measured, bootstrapped))
     }
   }
-}
-
-/// A duration in seconds.
-func seconds(_ duration: Duration) -> Double {
-  Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
