@@ -92,8 +92,8 @@ extension LiftedMarker {
       }
     }
     guard
-      let square = try? SquareMarkerPose(
-        corners: marker.corners, sideLength: sideLength, fx: colour.fx, fy: colour.fy, cx: colour.cx, cy: colour.cy),
+      let square = try? PnPPose(
+        squareCorners: marker.corners, sideLength: sideLength, fx: colour.fx, fy: colour.fy, cx: colour.cx, cy: colour.cy),
       square.reprojectionRMS <= options.maximumReprojection, square.translation.z > 0
     else { return nil }
     let pose = RigidTransform(rotation: Rotation3(rotationVector: square.rotationVector), translation: square.translation)

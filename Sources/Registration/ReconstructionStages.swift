@@ -42,11 +42,11 @@ import ScanIO
 /// Chaining and global optimisation over pass 1's observations (one per frame, in frame order).
 /// - Returns: the frames with their poses or rejections, and the kept marker map (contract §5 world).
 @_spi(Stages) public func registerObservations(
-  _ observations: [FrameObservation], options: ReconstructionOptions, imageWidth: Int, sideLength: Double, path: String
+  _ observations: [FrameObservation], options: ReconstructionOptions, colour: CameraIntrinsics, sideLength: Double, path: String
 ) throws -> (frames: [FrameDiagnostics], markers: [RegisteredMarker]) {
   var diagnostics = observations.map(\.diagnostics)
   let solution = try registerFrames(
-    observations.map(\.lifted), diagnostics: &diagnostics, options: options, path: path, imageWidth: imageWidth,
+    observations.map(\.lifted), diagnostics: &diagnostics, options: options, path: path, colour: colour,
     sideLength: sideLength)
   return (diagnostics, solution.markers)
 }

@@ -57,6 +57,21 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
     public var observations: Int
     /// Its corner RMS over those observations, mm.
     public var rms: Double
+    /// Each corner's error (estimate − truth, OpenCV order) in the true marker's own axes
+    /// (x, y in its plane, z its normal), mm: a common part moves the sticker, a part that
+    /// grows outward scales it, and opposite corners off in opposite z tilt it.
+    public var cornerErrors: [SIMD3<Double>]
+  }
+
+  /// One registered frame's camera against its truth, after the best rigid alignment (``aligned``).
+  public struct CameraError: Sendable, Hashable, Codable {
+    public var frame: Int
+    /// Camera centre error, mm.
+    public var millimetres: Double
+    /// Markers lifted by depth in that frame.
+    public var markers: Int
+    /// Its corner RMS after optimisation, mm.
+    public var rms: Double
   }
 
   /// In the contract §5 world.
@@ -67,6 +82,8 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
   public var keptFraction = 0.0
   /// Every kept marker's errors after the best alignment, by id.
   public var markers: [MarkerError] = []
+  /// Every registered frame's camera error after the best alignment, by frame.
+  public var cameras: [CameraError] = []
 
   public var description: String {
     String(format: "world: %@; aligned: %@; %.0f %% of frames kept", world.description, aligned.description, 100 * keptFraction)
@@ -89,8 +106,17 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
           let error = (t.headFromMarker.rotation.transposed * estimate.rotation).rotationVector * 180 / .pi
           return MarkerError(
             id: m.id, millimetres: distance * 1000, degrees: angle * 180 / .pi, inPlaneDegrees: abs(error.z),
-            tiltDegrees: (error.x * error.x + error.y * error.y).squareRoot(), observations: m.observations, rms: m.rms * 1000)
+            tiltDegrees: (error.x * error.x + error.y * error.y).squareRoot(), observations: m.observations, rms: m.rms * 1000,
+            cornerErrors: zip(m.corners, t.corners).map { e, c in t.headFromMarker.rotation.transposed * (fit.transform.apply(e) - c) * 1000 })
         }
+      }
+    }
+    if let fit = RigidTransform.bestFit(from: pairs.flatMap(\.0), to: pairs.flatMap(\.1)) {
+      cameras = result.frames.compactMap { f in
+        guard let pose = f.worldFromCamera, f.index < truth.cameras.count else { return nil }
+        return CameraError(
+          frame: f.index, millimetres: (fit.transform * pose).difference(to: truth.cameras[f.index].headFromCamera).distance * 1000,
+          markers: f.liftedByDepth, rms: (f.rms ?? 0) * 1000)
       }
     }
     keptFraction = Double(result.framesRegistered) / Double(max(1, result.frames.count))

@@ -8,6 +8,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -302,6 +303,47 @@ arb_status arb_solve_square_pnp(const double corners[8], double side_length, dou
       tvec[k] = t[k];
     }
     if (rms_pixels) *rms_pixels = std::sqrt(sum / 4);
+    return ARB_OK;
+  });
+}
+
+arb_status arb_solve_pnp(const double *object_points, const double *image_points, int32_t count,
+                         double fx, double fy, double cx, double cy, int32_t use_guess,
+                         double rvec[3], double tvec[3], double *rms_pixels, char *message,
+                         size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (object_points == nullptr || image_points == nullptr || rvec == nullptr || tvec == nullptr ||
+        count < 4 || !(fx > 0) || !(fy > 0)) {
+      copy_message(message, message_capacity, "invalid PnP input (needs 4 or more points)");
+      return ARB_INVALID_ARGUMENT;
+    }
+    std::vector<cv::Point3d> object;
+    std::vector<cv::Point2d> image;
+    for (int32_t k = 0; k < count; ++k) {
+      object.emplace_back(object_points[3 * k], object_points[3 * k + 1], object_points[3 * k + 2]);
+      image.emplace_back(image_points[2 * k], image_points[2 * k + 1]);
+    }
+    cv::Matx33d camera(fx, 0, cx, 0, fy, cy, 0, 0, 1);
+    cv::Vec3d r(rvec[0], rvec[1], rvec[2]), t(tvec[0], tvec[1], tvec[2]);
+    bool ok = use_guess
+                  ? cv::solvePnP(object, image, camera, cv::noArray(), r, t, true, cv::SOLVEPNP_ITERATIVE)
+                  : cv::solvePnP(object, image, camera, cv::noArray(), r, t, false, cv::SOLVEPNP_SQPNP);
+    if (!ok || !std::isfinite(t[0]) || !std::isfinite(t[1]) || !std::isfinite(t[2])) {
+      copy_message(message, message_capacity, "solvePnP found no solution");
+      return ARB_OPENCV_ERROR;
+    }
+    std::vector<cv::Point2d> projected;
+    cv::projectPoints(object, r, t, camera, cv::noArray(), projected);
+    double sum = 0;
+    for (int32_t k = 0; k < count; ++k) {
+      cv::Point2d d = projected[k] - image[k];
+      sum += d.dot(d);
+    }
+    for (int k = 0; k < 3; ++k) {
+      rvec[k] = r[k];
+      tvec[k] = t[k];
+    }
+    if (rms_pixels) *rms_pixels = std::sqrt(sum / count);
     return ARB_OK;
   });
 }

@@ -163,4 +163,6 @@ extension CornerRefinement: ExpressibleByArgument {
   }
 
   public static var allValueStrings: [String] { ["none", "subpixel", "contour", "apriltag"] }
+
+  public var defaultValueDescription: String { Self.allValueStrings[Int(rawValue)] }
 }

@@ -80,6 +80,8 @@ struct MeasureCommand: ParsableCommand {
     var cranialIndexClass: String
     var flattenedSide: String
     var headFrame: String
+    /// The head frame used: world (contract §5, metres) → head frame (contract §4, metres).
+    var headFromWorld: RigidTransform
     var symmetryRMS: Double?
     var contourMeasuredPercent: Double
     var intervals95: MeasureIntervals?
@@ -138,7 +140,8 @@ struct MeasureCommand: ParsableCommand {
           frames: result.frames.count, framesRegistered: result.framesRegistered, markers: result.markersDetected.count,
           markersRegistered: result.markers.count, cornerRMS: result.cornerRMS * 1000),
         cvaiDenominator: cvaiDenominator.rawValue, cvaiLonger: m.cvai, cvaiShorter: m.cvaiShorter,
-        cranialIndexClass: m.cranialIndexClass.rawValue, flattenedSide: m.flattenedSide.rawValue, headFrame: frame == .landmarks ? "landmarks" : "automatic", symmetryRMS: symmetryRMS,
+        cranialIndexClass: m.cranialIndexClass.rawValue, flattenedSide: m.flattenedSide.rawValue, headFrame: frame == .landmarks ? "landmarks" : "automatic", headFromWorld: headFromWorld,
+        symmetryRMS: symmetryRMS,
         contourMeasuredPercent: measurement.contourAtLevel.measuredFraction * 100, intervals95: intervals, layers: measurement.layers.count, scan: scan)
       if let json { try writeJSON(report, to: json) }
       if let cloud { try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan measure \(scan)"), to: cloud) }

@@ -102,7 +102,7 @@ struct SubpixelTests {
       let q = SIMD3(cos(angle) * p.x + sin(angle) * p.z, p.y, -sin(angle) * p.x + cos(angle) * p.z) + t
       return SIMD2(fx * q.x / q.z + cx, fx * q.y / q.z + cy)
     }
-    let pose = try SquareMarkerPose(corners: corners, sideLength: side, fx: fx, fy: fx, cx: cx, cy: cy)
+    let pose = try PnPPose(squareCorners: corners, sideLength: side, fx: fx, fy: fx, cx: cx, cy: cy)
     #expect(abs(pose.translation.x - t.x) < 1e-6 && abs(pose.translation.y - t.y) < 1e-6 && abs(pose.translation.z - t.z) < 1e-6)
     #expect(abs((pose.rotationVector * pose.rotationVector).sum().squareRoot() - angle) < 1e-6)
     #expect(pose.reprojectionRMS < 1e-6)

@@ -136,3 +136,29 @@ struct RegistrationAccuracyTests {
     }
   }
 }
+
+/// Frames too close for depth (TrueDepth sees nothing nearer than ~20 cm) are placed by resection.
+struct CloseFrameTests {
+  @Test func framesTooCloseForDepthArePlacedByResectionWithin2mm() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      // The phone swings in to 18 cm: a good part of the orbit has no depth on the stickers.
+      let (scan, truth) = try RegistrationAccuracyTests.simulate({
+        $0.path.distance = 0.25
+        $0.path.distanceSwing = 0.07
+      }, in: folder)
+      let result = try reconstructHead(scan)
+      let a = RegistrationAccuracy(result: result, truth: truth)
+      let resected = result.frames.filter(\.placedByResection).map(\.index)
+      let errors = Dictionary(uniqueKeysWithValues: a.cameras.map { ($0.frame, $0.millimetres) })
+      let worst = resected.compactMap { errors[$0] }.max() ?? -1
+      let reasons = Dictionary(grouping: result.frames.compactMap(\.rejection?.kind), by: { $0 }).mapValues(\.count)
+      print("close orbit: \(resected.count) frames placed by resection (largest camera error \(String(format: "%.2f", worst)) mm); rejected \(reasons); \(a)")
+      #expect(resected.count >= 3)
+      #expect(worst >= 0 && worst <= 2.0)
+      #expect(a.aligned.cameraTranslation <= 2.0)
+      #expect(a.keptFraction >= 0.95)
+      // A frame that could not be placed says why.
+      for f in result.frames where f.worldFromCamera == nil { #expect(f.rejection != nil) }
+    }
+  }
+}

@@ -51,10 +51,10 @@ let benchmarks: @Sendable () -> Void = {
     configuration: .init(warmupIterations: 0, maxDuration: .seconds(20), maxIterations: 3)
   ) { benchmark in
     let observations = fixture.observations(count: 1800)
-    let width = fixture.reader.header.colorWidth, side = fixture.reader.header.markers.sideLength
+    let colour = fixture.reader.header.colorIntrinsics, side = fixture.reader.header.markers.sideLength
     benchmark.startMeasurement()
     for _ in benchmark.scaledIterations {
-      blackHole(try registerObservations(observations, options: fixture.options, imageWidth: width, sideLength: side, path: "bench"))
+      blackHole(try registerObservations(observations, options: fixture.options, colour: colour, sideLength: side, path: "bench"))
     }
   }
 

@@ -101,6 +101,20 @@ arb_status arb_solve_square_pnp(const double corners[8], double side_length, dou
                                 double cx, double cy, double rvec[3], double tvec[3],
                                 double *rms_pixels, char *message, size_t message_capacity);
 
+/*
+ * Pose of a camera from `count` (>= 4) known points and their image pixels
+ * (camera resection), pinhole camera without distortion. `object_points` holds
+ * x, y, z per point (any unit; the pose comes out in it), `image_points` u, v
+ * per point. With `use_guess` non-zero, rvec/tvec hold the starting pose and
+ * OpenCV's iterative Levenberg–Marquardt (SOLVEPNP_ITERATIVE) refines it;
+ * otherwise SQPnP finds it from scratch. Writes rvec (Rodrigues) and tvec of
+ * cameraFromObject and the RMS reprojection error in pixels.
+ */
+arb_status arb_solve_pnp(const double *object_points, const double *image_points, int32_t count,
+                         double fx, double fy, double cx, double cy, int32_t use_guess,
+                         double rvec[3], double tvec[3], double *rms_pixels, char *message,
+                         size_t message_capacity);
+
 #ifdef __cplusplus
 }
 #endif
