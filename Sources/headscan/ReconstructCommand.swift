@@ -53,6 +53,8 @@ struct ReconstructCommand: ParsableCommand {
     var points: Int
     var offCapDetections: Int
     var framesRefinedByICP: Int
+    /// Frames with too little depth placed from their stickers' pixels against the map.
+    var framesPlacedByResection: Int
     var rejected: [Rejected]
     /// Wall-clock seconds per stage.
     var seconds: [String: Double]
@@ -74,7 +76,8 @@ struct ReconstructCommand: ParsableCommand {
         frames: result.frames.count, framesRegistered: result.framesRegistered, markers: result.markersDetected.count,
         markersRegistered: result.markers.count, worldMarker: result.worldMarkerID, cornerRMS: result.cornerRMS * 1000,
         points: result.cloud.count, offCapDetections: result.offCapDetections,
-        framesRefinedByICP: result.frames.filter(\.refinedByICP).count, rejected: rejected,
+        framesRefinedByICP: result.frames.filter(\.refinedByICP).count,
+        framesPlacedByResection: result.frames.filter(\.placedByResection).count, rejected: rejected,
         seconds: [
           "detection": result.timings.detection, "registration": result.timings.registration, "fusion": result.timings.fusion,
           "cleaning": result.timings.cleaning, "settling": result.timings.settling, "total": result.timings.total,
@@ -96,6 +99,9 @@ struct ReconstructCommand: ParsableCommand {
     if !reasons.isEmpty { lines.append("rejected    " + reasons.joined(separator: ", ") + " (per frame: --json)") }
     let pnp = result.frames.reduce(0) { $0 + $1.liftedByPnP }, depth = result.frames.reduce(0) { $0 + $1.liftedByDepth }
     lines.append("lifting     \(depth) markers by depth, \(pnp) by PnP (no depth)")
+    if s.framesPlacedByResection > 0 {
+      lines.append("resection   \(s.framesPlacedByResection) frames with too little depth placed from their stickers' pixels")
+    }
     if icp { lines.append("ICP         \(s.framesRefinedByICP) frames moved onto the model") }
     if s.offCapDetections > 0 { lines.append("ignored     \(s.offCapDetections) detections with ids not on the cap") }
     let t = result.timings
