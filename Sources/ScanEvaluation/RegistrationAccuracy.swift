@@ -110,8 +110,6 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
             cornerErrors: zip(m.corners, t.corners).map { e, c in t.headFromMarker.rotation.transposed * (fit.transform.apply(e) - c) * 1000 })
         }
       }
-    }
-    if let fit = RigidTransform.bestFit(from: pairs.flatMap(\.0), to: pairs.flatMap(\.1)) {
       cameras = result.frames.compactMap { f in
         guard let pose = f.worldFromCamera, f.index < truth.cameras.count else { return nil }
         return CameraError(

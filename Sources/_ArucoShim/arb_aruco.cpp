@@ -108,6 +108,25 @@ arb_status guarded(char *message, size_t capacity, Body body) noexcept {
   }
 }
 
+// Copies a PnP solution out and, when asked, its RMS reprojection error in pixels.
+void write_pose(const std::vector<cv::Point3d> &object, const std::vector<cv::Point2d> &image,
+                const cv::Matx33d &camera, const cv::Vec3d &r, const cv::Vec3d &t, double rvec[3],
+                double tvec[3], double *rms_pixels) {
+  for (int k = 0; k < 3; ++k) {
+    rvec[k] = r[k];
+    tvec[k] = t[k];
+  }
+  if (rms_pixels == nullptr) return;
+  std::vector<cv::Point2d> projected;
+  cv::projectPoints(object, r, t, camera, cv::noArray(), projected);
+  double sum = 0;
+  for (size_t k = 0; k < image.size(); ++k) {
+    cv::Point2d d = projected[k] - image[k];
+    sum += d.dot(d);
+  }
+  *rms_pixels = std::sqrt(sum / (double)image.size());
+}
+
 }  // namespace
 
 extern "C" {
@@ -291,18 +310,7 @@ arb_status arb_solve_square_pnp(const double corners[8], double side_length, dou
       copy_message(message, message_capacity, "solvePnP found no solution");
       return ARB_OPENCV_ERROR;
     }
-    std::vector<cv::Point2d> projected;
-    cv::projectPoints(object, r, t, camera, cv::noArray(), projected);
-    double sum = 0;
-    for (int k = 0; k < 4; ++k) {
-      cv::Point2d d = projected[k] - image[k];
-      sum += d.dot(d);
-    }
-    for (int k = 0; k < 3; ++k) {
-      rvec[k] = r[k];
-      tvec[k] = t[k];
-    }
-    if (rms_pixels) *rms_pixels = std::sqrt(sum / 4);
+    write_pose(object, image, camera, r, t, rvec, tvec, rms_pixels);
     return ARB_OK;
   });
 }
@@ -332,18 +340,7 @@ arb_status arb_solve_pnp(const double *object_points, const double *image_points
       copy_message(message, message_capacity, "solvePnP found no solution");
       return ARB_OPENCV_ERROR;
     }
-    std::vector<cv::Point2d> projected;
-    cv::projectPoints(object, r, t, camera, cv::noArray(), projected);
-    double sum = 0;
-    for (int32_t k = 0; k < count; ++k) {
-      cv::Point2d d = projected[k] - image[k];
-      sum += d.dot(d);
-    }
-    for (int k = 0; k < 3; ++k) {
-      rvec[k] = r[k];
-      tvec[k] = t[k];
-    }
-    if (rms_pixels) *rms_pixels = std::sqrt(sum / count);
+    write_pose(object, image, camera, r, t, rvec, tvec, rms_pixels);
     return ARB_OK;
   });
 }
