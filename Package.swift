@@ -80,7 +80,7 @@ let package = Package(
     // Tests.
     .target(name: "_TestSupport", exclude: ["README.md"]),
     .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport"]),
-    .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "ScanIO", "_ArucoShim", "_TestSupport"]),
+    .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "PointCloud", "ScanIO", "_ArucoShim", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "CVAI", "_TestSupport"]),
     .testTarget(

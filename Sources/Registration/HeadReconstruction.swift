@@ -509,7 +509,8 @@ func registerFrames(
   for (o, r) in zip(graph.observations, residuals) { perMarker[o.marker, default: []] += r.map { ($0 * $0).sum() } }
   let widthScale = 640 / Double(max(1, colour.width))
   let rmsLimit = options.maximumMarkerRMS * max(1, widthScale)
-  let registeredFrames = frameOf.filter { rejectedByResidual[$0] == nil && rejectedForDepth[$0] == nil }.count
+  let keptFrames = frameOf.filter { rejectedByResidual[$0] == nil && rejectedForDepth[$0] == nil }
+  let registeredFrames = keptFrames.count
   let observationLimit = min(options.minimumMarkerObservations, max(3, registeredFrames / 4))
   let shapeLimit = options.maximumMarkerShapeError * max(1, widthScale)
   let stats = markerOf.enumerated().compactMap { i, id -> (index: Int, id: Int, observations: Int, rms: Double, shape: Double)? in
@@ -528,9 +529,7 @@ func registerFrames(
     throw ReconstructionError.noWellSeenMarker(path: path, best: best)
   }
   let worldFromOld = RigidTransform(squareCorners: world[worldID]!).inverse
-  for f in frameOf where rejectedByResidual[f] == nil && rejectedForDepth[f] == nil {
-    diagnostics[f].worldFromCamera = worldFromOld * poses[f]!
-  }
+  for f in keptFrames { diagnostics[f].worldFromCamera = worldFromOld * poses[f]! }
   let markers = kept.map { (i, id) -> RegisteredMarker in
     let squares = perMarker[i]!
     let corners = world[id]!.map(worldFromOld.apply)

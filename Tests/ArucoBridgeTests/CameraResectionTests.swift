@@ -1,5 +1,6 @@
 import ArucoBridge
 import Foundation
+import PointCloud
 import Testing
 import _ArucoShim
 
@@ -15,18 +16,9 @@ struct CameraResectionTests {
     }
   }
 
-  /// Rodrigues rotation of `p` by `r` (axis × angle).
-  static func rotate(_ p: SIMD3<Double>, by r: SIMD3<Double>) -> SIMD3<Double> {
-    let angle = (r * r).sum().squareRoot()
-    guard angle > 0 else { return p }
-    let k = r / angle
-    let cross = SIMD3(k.y * p.z - k.z * p.y, k.z * p.x - k.x * p.z, k.x * p.y - k.y * p.x)
-    return p * cos(angle) + cross * sin(angle) + k * (k * p).sum() * (1 - cos(angle))
-  }
-
   static func project(_ points: [SIMD3<Double>], rotation: SIMD3<Double>, translation: SIMD3<Double>) -> [SIMD2<Double>] {
     points.map { p in
-      let q = rotate(p, by: rotation) + translation
+      let q = Rotation3(rotationVector: rotation) * p + translation
       return SIMD2(fx * q.x / q.z + cx, fy * q.y / q.z + cy)
     }
   }
