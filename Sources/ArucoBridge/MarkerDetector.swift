@@ -51,6 +51,10 @@ public final class MarkerDetector: @unchecked Sendable {
   /// How many markers the dictionary holds (ids are `0..<dictionarySize`).
   public var dictionarySize: Int { Int(arb_detector_dictionary_size(handle)) }
 
+  /// Cells across one printed marker: the dictionary's bits plus the black border on both
+  /// sides (6 for `DICT_4X4_50` with OpenCV's one-cell border).
+  public var cellsAcross: Int { Int(arb_detector_marker_bits(handle)) + 2 * parameters.markerBorderBits }
+
   /// Detects markers in a grey image (one byte a pixel, rows tightly packed).
   public func detect(grey pixels: [UInt8], width: Int, height: Int) throws(ArucoError) -> [DetectedMarker] {
     guard pixels.count >= width * height else {

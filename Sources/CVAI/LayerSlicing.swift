@@ -31,6 +31,18 @@ public struct SlicingOptions: Sendable, Hashable {
 
   public static let `default` = SlicingOptions()
 
+  /// For a head frame whose layers start at the lowest scanned point (the automatic frame),
+  /// not at the ears' plane: the lowest layers then cut the face, whose contours are long
+  /// (nose, cheeks) but broken where the chin and neck hide them, and the longest of them
+  /// would be taken for the measurement level. Only layers measured nearly all round
+  /// (90 % of the bins, no gap over 20°) count; the cap's layers are.
+  public static let fromLowestPoint: SlicingOptions = {
+    var o = SlicingOptions()
+    o.minimumMeasuredFraction = 0.9
+    o.maximumGap = 20
+    return o
+  }()
+
   public init() {}
 }
 

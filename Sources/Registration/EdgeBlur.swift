@@ -12,14 +12,7 @@ import ArucoBridge
 /// frames read 0.7–0.8 px, frames with 7 px of motion blur about 2.
 /// - Returns: the blur σ in pixels, or `nil` without a usable edge (contrast under 24 grey levels).
 public func edgeBlur(of markers: [DetectedMarker], grey: [UInt8], width: Int, height: Int) -> Double? {
-  func sample(_ p: SIMD2<Double>) -> Double? {
-    let x0 = Int(p.x.rounded(.down)), y0 = Int(p.y.rounded(.down))
-    guard x0 >= 0, y0 >= 0, x0 + 1 < width, y0 + 1 < height else { return nil }
-    let fx = p.x - Double(x0), fy = p.y - Double(y0)
-    let a = Double(grey[y0 * width + x0]), b = Double(grey[y0 * width + x0 + 1])
-    let c = Double(grey[(y0 + 1) * width + x0]), d = Double(grey[(y0 + 1) * width + x0 + 1])
-    return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
-  }
+  let image = GreyImage(pixels: grey, width: width, height: height)
   let step = 0.5
   let offsets = stride(from: -3.0, through: 3.0, by: step).map { $0 }
   var sigmas: [Double] = []
@@ -33,7 +26,7 @@ public func edgeBlur(of markers: [DetectedMarker], grey: [UInt8], width: Int, he
       let normal = SIMD2(-along.y, along.x) / length
       for t in [0.25, 0.5, 0.75] {
         let centre = a + t * along
-        let profile = offsets.compactMap { sample(centre + $0 * normal) }
+        let profile = offsets.compactMap { image.value(at: centre + $0 * normal) }
         guard profile.count == offsets.count else { continue }
         let contrast = profile.max()! - profile.min()!
         guard contrast >= 24 else { continue }

@@ -58,6 +58,15 @@ public struct ReconstructionOptions: Sendable, Hashable {
   /// the fused surface averages hundreds of frames, so the settled corners give the stickers'
   /// (and so the world's) orientation several times more accurately.
   public var settleMarkersOnSurface = true
+  /// Whether detected corners are moved to where the markers' outer border edges, fitted
+  /// along their whole length, meet (`DetectedMarker.refinedAlongEdges(in:cellsAcross:)`).
+  /// `cornerSubPix` alone leaves each corner pulled by its marker's bits, the same in every
+  /// view, by 0.1–0.25 px.
+  public var refineCornersAlongEdges = true
+  /// Whether, after the depth-based fit, every marker corner is placed again where its pixels
+  /// in all registered frames point (triangulation with the frames' poses held). The lifted
+  /// corners carry the depth map's error, which is not random where a sticker bends away.
+  public var triangulateMarkers = true
   /// A marker is kept in the map (and may define the world) only with this many observations
   /// (or a quarter of the registered frames on short scans, at least 3)…
   public var minimumMarkerObservations = 10
@@ -485,6 +494,11 @@ func registerFrames(
     } else if depthLifted < 2 {
       rejectedForDepth[f] = depthLifted
     }
+  }
+
+  if options.triangulateMarkers {
+    let placed = frameOf.filter { rejectedByResidual[$0] == nil && rejectedForDepth[$0] == nil }
+    world = triangulateMarkers(world, seenIn: placed.map { (poses[$0]!, usable[$0]) }, colour: colour)
   }
 
   // Verdicts.

@@ -27,6 +27,10 @@ import ScanIO
   var found = try detector.detect(grey: grey, width: frame.color.width, height: frame.color.height)
   let before = found.count
   if let capMarkerCount { found.removeAll { $0.id >= capMarkerCount } }
+  if options.refineCornersAlongEdges {
+    let image = GreyImage(pixels: grey, width: frame.color.width, height: frame.color.height)
+    found = found.map { $0.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross) }
+  }
   let markers = found.compactMap {
     LiftedMarker(marker: $0, depth: frame.depth, colour: frame.color.intrinsics, sideLength: sideLength, options: options.lifting)
   }

@@ -51,7 +51,7 @@ public struct MeasurementAccuracy: Sendable, Hashable, Codable {
     width = m.width - t.width
     circumference = m.circumference - t.circumference
     if let automatic = try? estimateHeadFrame(cloud: result.cloud, markers: result.markers),
-      let byShape = try? measureHead(points: result.cloud.positions.map { automatic.headFromWorld.apply(SIMD3<Double>($0)) })
+      let byShape = try? measureHead(points: result.cloud.positions.map { automatic.headFromWorld.apply(SIMD3<Double>($0)) }, options: .fromLowestPoint)
     {
       automaticCVAI = byShape.measures.cvai
     }

@@ -202,6 +202,11 @@ int32_t arb_detector_dictionary_size(const arb_detector *detector) {
   return detector->dictionary->bytesList.rows;
 }
 
+int32_t arb_detector_marker_bits(const arb_detector *detector) {
+  if (detector == nullptr) return 0;
+  return detector->dictionary->markerSize;
+}
+
 arb_status arb_detector_detect(const arb_detector *detector, const uint8_t *pixels, int32_t width,
                                int32_t height, int32_t row_bytes, int32_t channels, int32_t *ids,
                                float *corners, int32_t capacity, int32_t *count, char *message,

@@ -101,6 +101,7 @@ struct MeasureCommand: ParsableCommand {
       let measuring = ContinuousClock.now
       let headFromWorld: RigidTransform
       var symmetryRMS: Double?
+      var slicing = SlicingOptions.default
       if let file {
         let points = try liftLandmarks(file, path: landmarksPath, scan: reader, reconstruction: result)
         do {
@@ -115,6 +116,7 @@ struct MeasureCommand: ParsableCommand {
         do {
           let automatic = try estimateHeadFrame(cloud: result.cloud, markers: result.markers)
           headFromWorld = automatic.headFromWorld
+          slicing = .fromLowestPoint
           symmetryRMS = automatic.symmetryRMS * 1000
         } catch {
           throw CommandError("\(scan): \(error)")
@@ -123,14 +125,14 @@ struct MeasureCommand: ParsableCommand {
       let headPoints = result.cloud.positions.map { headFromWorld.apply(SIMD3<Double>($0)) }
       let measurement: HeadMeasurement
       do {
-        measurement = try measureHead(points: headPoints)
+        measurement = try measureHead(points: headPoints, options: slicing)
       } catch {
         throw CommandError("\(scan): \(error)")
       }
       let m = measurement.measures
       let measured = ReconstructionTimings.since(measuring)
       let intervalsStart = ContinuousClock.now
-      let intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: cvaiDenominator)
+      let intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: cvaiDenominator, options: slicing)
       let bootstrapped = ReconstructionTimings.since(intervalsStart)
       let report = Report(
         cvai: m.cvai(denominator: cvaiDenominator), cva: m.cva, diagonalA: m.diagonalA, diagonalB: m.diagonalB, ci: m.ci,

@@ -2,6 +2,7 @@ import ArucoBridge
 import Foundation
 import PointCloud
 @testable import Registration
+import ScanIO
 import Testing
 
 /// Known answers for the pieces around the pose graph: blur measure, sticker shape, ICP refinement.
@@ -117,5 +118,27 @@ struct MedianTests {
         #expect(upperMedian(values) == values.sorted()[count / 2], "\(values)")
       }
     }
+  }
+}
+
+extension RefinementTests {
+  /// A point seen exactly from three cameras around it is found again from 1.5 mm away;
+  /// with one view, or a start far off, triangulation refuses.
+  @Test func triangulationFindsAPointFromItsExactPixels() throws {
+    let colour = CameraIntrinsics(fx: 593, fy: 593, cx: 319.5, cy: 239.5, width: 640, height: 480)
+    let point = SIMD3<Double>(0.012, -0.031, 0.054)
+    let views = [-0.5, 0.1, 0.7].map { angle -> (cameraFromWorld: RigidTransform, pixel: SIMD2<Double>, weight: Double) in
+      // Cameras 0.3 m from the origin looking at it, turned about the world's y axis.
+      let rotation = Rotation3(axis: [0, 1, 0], angle: angle)
+      let centre = rotation * SIMD3<Double>(0, 0, -0.3)
+      let cameraFromWorld = RigidTransform(rotation: rotation, translation: centre).inverse
+      let q = cameraFromWorld.apply(point)
+      return (cameraFromWorld, SIMD2(593 * q.x / q.z + 319.5, 593 * q.y / q.z + 239.5), 1)
+    }
+    let found = try #require(triangulate(point + [0.001, -0.0005, 0.001], views: views, colour: colour))
+    #expect((found - point).length < 1e-9)
+    #expect(triangulate(point + [0.001, 0, 0], views: Array(views.prefix(1)), colour: colour) == nil)
+    // A start 5 mm off converges, but moves more than the 2 mm allowed: refused.
+    #expect(triangulate(point + [0.005, 0, 0], views: views, colour: colour) == nil)
   }
 }

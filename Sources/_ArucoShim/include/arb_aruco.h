@@ -74,6 +74,9 @@ void arb_detector_destroy(arb_detector *detector);
 /* Number of markers in the detector's dictionary. */
 int32_t arb_detector_dictionary_size(const arb_detector *detector);
 
+/* Bits across one side of the dictionary's markers, border excluded (4 for DICT_4X4_50). */
+int32_t arb_detector_marker_bits(const arb_detector *detector);
+
 /*
  * Detects markers in an 8-bit image with 1 (grey), 3 (BGR) or 4 (BGRA) channels.
  * Writes up to `capacity` ids and 8 floats of corners per marker (x0 y0 … x3 y3,
