@@ -68,16 +68,17 @@ struct BorderEdge {
   /// Each profile runs ±`reach` pixels across the edge; the step's position is found from the
   /// area under the normalised profile, `e = reach − ∫ (I − I_in)/(I_out − I_in)`, which is
   /// unbiased for any symmetric blur and averages the noise of every sample. Profiles stay
-  /// `margin` pixels away from both corners, where the neighbouring edge blurs in.
+  /// `margin` pixels away from both corners, where the neighbouring edge blurs in, and within
+  /// the fraction `from…to` of the edge's length.
   /// - Returns: `false` where fewer than six profiles show a clean dark-to-light step.
-  mutating func fit(to image: GreyImage, reach: Double, margin: Double) -> Bool {
+  mutating func fit(to image: GreyImage, reach: Double, margin: Double, from: Double = 0, to: Double = 1) -> Bool {
     let step = 0.25
     let count = Int((2 * reach / step).rounded(.down)) + 1
     let end = 0.5
     var samples: [(s: Double, e: Double)] = []
-    var s = margin
+    var s = max(margin, from * length)
     var profile = [Double](repeating: 0, count: count)
-    while s <= length - margin {
+    while s <= min(length - margin, to * length) {
       defer { s += 1 }
       let centre = point(s)
       let across = SIMD2(-tangent(s).y, tangent(s).x)
@@ -181,10 +182,16 @@ extension DetectedMarker {
   /// (cells under 3.5 px, the marker at the image border, no clean step) or where the fit
   /// would move it more than a third of a cell. Two passes: the second samples across the
   /// course the first one found.
+  ///
+  /// With a `span` under 1, each corner comes from its two edges refitted over only the
+  /// part next to it (that fraction of the edge, from the corner): a local fit that follows
+  /// a sticker bending unevenly, at the price of more noise per view.
   /// - Parameters:
   ///   - image: the grey image the marker was detected in.
   ///   - cellsAcross: cells across the printed marker, border included (``MarkerDetector/cellsAcross``).
-  public func refinedAlongEdges(in image: GreyImage, cellsAcross: Int) -> DetectedMarker {
+  ///   - span: the fraction of each edge, from the corner, that places the corner (0.3…1).
+  public func refinedAlongEdges(in image: GreyImage, cellsAcross: Int, span: Double = 1) -> DetectedMarker {
+    precondition(span >= 0.3 && span <= 1, "span must be in 0.3…1")
     let centre = self.centre
     var edges = (0..<4).map { BorderEdge(from: corners[$0], to: corners[($0 + 1) % 4], markerCentre: centre) }
     let shortest = edges.map(\.length).min()!
@@ -200,7 +207,13 @@ extension DetectedMarker {
     var refined = corners
     for k in 0..<4 {
       let before = (k + 3) % 4
-      guard fitted[k], fitted[before], let p = edges[before].meeting(edges[k], near: corners[k]) else { continue }
+      guard fitted[k], fitted[before] else { continue }
+      var a = edges[before], b = edges[k]
+      if span < 1 {
+        guard a.fit(to: image, reach: reach, margin: margin, from: 1 - span), b.fit(to: image, reach: reach, margin: margin, to: span)
+        else { continue }
+      }
+      guard let p = a.meeting(b, near: corners[k]) else { continue }
       let move = p - corners[k]
       if (move * move).sum().squareRoot() <= cell / 3 { refined[k] = p }
     }

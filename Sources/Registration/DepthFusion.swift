@@ -35,7 +35,12 @@ func fuseDepth(
   timings: inout ReconstructionTimings, progress: (Int, Int) -> Void
 ) throws -> (cloud: PointSet, refined: [Int: RigidTransform]) {
   let started = ContinuousClock.now
-  guard let sphere = Sphere(fitting: solution.markers.map(\.worldFromMarker.translation)) else { return (PointSet(), [:]) }
+  // The head region from every mapped sticker: on a coarse scan only a few are well enough
+  // seen to be kept, too few to place a sphere.
+  guard let sphere = Sphere(fitting: solution.mappedCentres) else {
+    throw ReconstructionError.numerical(
+      path: scan.path, detail: "\(solution.mappedCentres.count) mapped markers do not place the head (a sphere needs 4 not on one plane)")
+  }
   // A sphere far larger than a head means the marker map is wrong: stop rather than fuse a room.
   guard sphere.radius <= 0.5 else {
     throw ReconstructionError.numerical(

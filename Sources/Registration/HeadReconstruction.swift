@@ -58,8 +58,13 @@ public struct ReconstructionOptions: Sendable, Hashable {
   /// the fused surface averages hundreds of frames, so the settled corners give the stickers'
   /// (and so the world's) orientation several times more accurately.
   public var settleMarkersOnSurface = true
+  /// Cloud points in the plane each marker corner is settled on (about 5 mm around it at
+  /// 1 mm voxels). Twenty left the stickers tilted by up to 0.3° by the fused surface's local
+  /// waviness; a hundred average it over most of the sticker, and the plane's offset under
+  /// a convex surface is nearly the same at the four corners, so it does not tilt them.
+  public var settlingNeighbours = 100
   /// Whether detected corners are moved to where the markers' outer border edges, fitted
-  /// along their whole length, meet (`DetectedMarker.refinedAlongEdges(in:cellsAcross:)`).
+  /// along their whole length, meet (`DetectedMarker.refinedAlongEdges(in:cellsAcross:span:)`).
   /// `cornerSubPix` alone leaves each corner pulled by its marker's bits, the same in every
   /// view, by 0.1–0.25 px.
   public var refineCornersAlongEdges = true
@@ -296,8 +301,8 @@ public func reconstructHead(
     }
   }
   started = ContinuousClock.now
-  if options.settleMarkersOnSurface && cloud.count > options.neighbours {
-    try settleMarkers(on: cloud, solution: &solution, diagnostics: &diagnostics, neighbours: options.neighbours, path: scan.path)
+  if options.settleMarkersOnSurface && cloud.count > options.settlingNeighbours {
+    try settleMarkers(on: cloud, solution: &solution, diagnostics: &diagnostics, neighbours: options.settlingNeighbours, path: scan.path)
     cloud = solution.cloud
   } else {
     solution.cloud = cloud
@@ -378,6 +383,8 @@ struct RegistrationSolution {
   var markers: [RegisteredMarker]
   var worldMarkerID: Int
   var cornerRMS: Double
+  /// Centres of every mapped marker, kept or not (world, metres): where the head is.
+  var mappedCentres: [SIMD3<Double>] = []
   var cloud = PointSet()
 }
 
@@ -409,7 +416,19 @@ func registerFrames(
   var world: [Int: [SIMD3<Double>]] = [:]
   let best = usable.flatMap { $0 }.filter { $0.id == seed }.min { ($0.method == .depth ? 0 : 1, $0.residual) < ($1.method == .depth ? 0 : 1, $1.residual) }!
   world[seed] = best.cameraCorners.map(best.cameraFromMarker.inverse.apply)
+  // Chain: place frames through markers already mapped, strongest links first. A marker joins
+  // the map only when two placed frames agree on where it is (within 1 cm RMS at 640 px width):
+  // one frame's view can be a misread id (DICT_4X4_50 reads a sticker seen at a grazing angle
+  // as another id now and then; it then lies where another sticker is, 3 cm or more away), and
+  // a misplaced marker would misplace every frame chained through it. A mapped marker that lies
+  // farther than that from where a frame's other markers put it is a misread in that frame,
+  // and that observation is dropped.
+  let consistency = 0.01 * max(1, 640 / Double(max(1, colour.width)))
   var poses: [Int: RigidTransform] = [:]
+  var pending: [Int: [[SIMD3<Double>]]] = [:]
+  func rms(_ a: [SIMD3<Double>], _ b: [SIMD3<Double>]) -> Double {
+    (zip(a, b).map { ($0 - $1).dot($0 - $1) }.reduce(0, +) / Double(a.count)).squareRoot()
+  }
   var progressed = true
   while progressed {
     progressed = false
@@ -418,16 +437,38 @@ func registerFrames(
       .filter { $0.1 > 0 }
       .sorted { ($0.1, -$0.0) > ($1.1, -$1.0) }
     for (f, _) in candidates {
-      let known = usable[f].filter { world[$0.id] != nil }
-      guard !known.isEmpty else { continue }
-      let cameraPoints = known.flatMap(\.cameraCorners), worldPoints = known.flatMap { world[$0.id]! }
-      guard let (pose, rms) = try? NativeGeometry.rigidFit(from: cameraPoints, to: worldPoints),
-        rms <= 3 * options.maximumFrameRMS
-      else { continue }
+      var known = usable[f].filter { world[$0.id] != nil }
+      var placed: (RigidTransform, Double)?
+      while !known.isEmpty {
+        guard let fit = try? NativeGeometry.rigidFit(from: known.flatMap(\.cameraCorners), to: known.flatMap { world[$0.id]! })
+        else { break }
+        let misfits = known.map { rms($0.cameraCorners.map(fit.0.apply), world[$0.id]!) }
+        let worst = misfits.indices.max { misfits[$0] < misfits[$1] }!
+        if misfits[worst] <= consistency {
+          placed = fit
+          break
+        }
+        // Which marker is wrong can only be told with three or more.
+        guard known.count >= 3 else { break }
+        let misread = known.remove(at: worst)
+        usable[f].removeAll { $0.id == misread.id }
+      }
+      guard let (pose, fitRMS) = placed, fitRMS <= 3 * options.maximumFrameRMS else { continue }
       poses[f] = pose
-      for m in usable[f] where world[m.id] == nil { world[m.id] = m.cameraCorners.map(pose.apply) }
+      for m in usable[f] where world[m.id] == nil {
+        let corners = m.cameraCorners.map(pose.apply)
+        if let agreeing = pending[m.id, default: []].first(where: { rms($0, corners) <= consistency }) {
+          world[m.id] = zip(agreeing, corners).map { ($0 + $1) / 2 }
+        } else {
+          pending[m.id, default: []].append(corners)
+        }
+      }
       progressed = true
     }
+  }
+  // Observations that disagree with the map by more than that in a placed frame are misreads too.
+  for f in poses.keys {
+    usable[f].removeAll { m in world[m.id].map { rms(m.cameraCorners.map(poses[f]!.apply), $0) > consistency } ?? false }
   }
 
   // Optimise, reject frames that do not fit, and optimise again.
@@ -554,5 +595,7 @@ func registerFrames(
   // Contract §6: RMS over the kept observations (those of kept markers in kept frames).
   let keptIndices = Set(kept.map(\.0))
   let all = zip(graph.observations, residuals).filter { keptIndices.contains($0.0.marker) }.flatMap { $0.1.map { ($0 * $0).sum() } }
-  return RegistrationSolution(markers: markers, worldMarkerID: worldID, cornerRMS: (all.reduce(0, +) / Double(all.count)).squareRoot())
+  return RegistrationSolution(
+    markers: markers, worldMarkerID: worldID, cornerRMS: (all.reduce(0, +) / Double(all.count)).squareRoot(),
+    mappedCentres: markerOf.map { id in worldFromOld.apply(world[id]!.reduce(.zero, +) / 4) })
 }

@@ -27,6 +27,12 @@ public struct LiftedMarker: Sendable, Hashable {
   public var method: LiftMethod
   /// Corners whose neighbourhood had too little depth (0…4).
   public var cornersWithoutDepth: Int
+  /// The corners from the parts of the border edges next to each (`DetectedMarker`'s
+  /// `refinedAlongEdges(in:cellsAcross:span:)` with span 0.6): noisier in one view, and
+  /// measured to triangulate the marker map better over many (docs/registration.md). Lifting
+  /// and resection, one view at a time, use ``pixelCorners``. The same as ``pixelCorners``
+  /// without edge refinement.
+  public var triangulationCorners: [SIMD2<Double>]
 
   /// Cosine between the marker's normal and the line of sight (1 = seen squarely).
   public var facing: Double {
@@ -86,7 +92,7 @@ extension LiftedMarker {
       {
         self.init(
           id: marker.id, pixelCorners: marker.corners, cameraCorners: corners, cameraFromMarker: pose,
-          residual: rms, method: .depth, cornersWithoutDepth: 0)
+          residual: rms, method: .depth, cornersWithoutDepth: 0, triangulationCorners: marker.corners)
         if facing < options.minimumFacing { return nil }
         return
       }
@@ -99,7 +105,7 @@ extension LiftedMarker {
     let pose = RigidTransform(rotation: Rotation3(rotationVector: square.rotationVector), translation: square.translation)
     self.init(
       id: marker.id, pixelCorners: marker.corners, cameraCorners: model.map(pose.apply), cameraFromMarker: pose,
-      residual: 0, method: .pnp, cornersWithoutDepth: missing)
+      residual: 0, method: .pnp, cornersWithoutDepth: missing, triangulationCorners: marker.corners)
     if facing < options.minimumFacing { return nil }
   }
 

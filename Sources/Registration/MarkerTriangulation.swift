@@ -66,7 +66,7 @@ func triangulateMarkers(
     let cameraFromWorld = frame.worldFromCamera.inverse
     for m in frame.markers where map[m.id] != nil {
       var perCorner = views[m.id] ?? [[], [], [], []]
-      for k in 0..<4 { perCorner[k].append((cameraFromWorld, m.pixelCorners[k], m.facing)) }
+      for k in 0..<4 { perCorner[k].append((cameraFromWorld, m.triangulationCorners[k], m.facing)) }
       views[m.id] = perCorner
     }
   }

@@ -27,12 +27,17 @@ import ScanIO
   var found = try detector.detect(grey: grey, width: frame.color.width, height: frame.color.height)
   let before = found.count
   if let capMarkerCount { found.removeAll { $0.id >= capMarkerCount } }
-  if options.refineCornersAlongEdges {
-    let image = GreyImage(pixels: grey, width: frame.color.width, height: frame.color.height)
-    found = found.map { $0.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross) }
-  }
-  let markers = found.compactMap {
-    LiftedMarker(marker: $0, depth: frame.depth, colour: frame.color.intrinsics, sideLength: sideLength, options: options.lifting)
+  // Corners where the fitted border edges meet: whole edges for lifting and resection, the
+  // parts next to each corner for triangulation (see LiftedMarker.triangulationCorners).
+  let image = GreyImage(pixels: grey, width: frame.color.width, height: frame.color.height)
+  let markers = found.compactMap { detected -> LiftedMarker? in
+    let whole = options.refineCornersAlongEdges ? detected.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross) : detected
+    guard var lifted = LiftedMarker(marker: whole, depth: frame.depth, colour: frame.color.intrinsics, sideLength: sideLength, options: options.lifting)
+    else { return nil }
+    if options.refineCornersAlongEdges {
+      lifted.triangulationCorners = whole.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross, span: 0.6).corners
+    }
+    return lifted
   }
   let diagnostics = FrameDiagnostics(
     index: frame.index, timestamp: frame.timestamp, detectedIDs: found.map(\.id),

@@ -101,8 +101,9 @@ struct ReconstructCommandTests {
       let summary = try JSONDecoder().decode(Summary.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
       #expect(summary.frames == 36)
       #expect(summary.framesRegistered >= 20)
-      // 320×240, 36 frames 30° apart: only a few markers are seen by depth often enough (8 frames) to keep.
-      #expect(summary.markersRegistered >= 4)
+      // 320×240, 36 frames 30° apart: only a few markers are seen by depth often enough (8 frames)
+      // to keep: 3 since a marker joins the map only when two frames agree on it (4 before).
+      #expect(summary.markersRegistered >= 3)
       #expect(summary.framesRegistered >= 30)
       #expect(summary.points > 10_000)
     }

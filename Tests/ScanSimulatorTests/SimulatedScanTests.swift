@@ -207,3 +207,52 @@ struct SimulatedScanTests {
     }
   }
 }
+
+extension SimulatedScanTests {
+  /// Corners where the fitted border edges meet, against the projected true corners over 30
+  /// frames: the bias of each marker corner (its error averaged over the views that see it,
+  /// the part more frames do not remove) and the typical error both fall to under 60 % of
+  /// `cornerSubPix`'s (measured 0.19 → 0.09 px and 0.17 → 0.04 px).
+  @Test func edgeFittedCornersAreCloserAndLessBiasedThanCornerSubPix() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let path = folder.appendingPathComponent("s.rgbdscan").path
+      let result = try simulateScan(Self.options(frames: 30, seed: 33), to: path, format: .stream)
+      let scan = try openScan(at: path)
+      let detector = try MarkerDetector(dictionary: "DICT_4X4_50", parameters: .subpixel)
+      let intrinsics = scan.header.colorIntrinsics
+      // Per marker corner (id × 4 + k): the errors of cornerSubPix and of the edge fit, pixels.
+      var errors: [Int: (subpixel: [SIMD2<Double>], edges: [SIMD2<Double>])] = [:]
+      for camera in result.truth.cameras {
+        let frame = try scan.frame(at: camera.frame)
+        let grey = frame.color.grey()
+        let image = GreyImage(pixels: grey, width: frame.color.width, height: frame.color.height)
+        let cameraFromHead = camera.headFromCamera.inverse
+        for marker in try detector.detect(grey: grey, width: frame.color.width, height: frame.color.height) {
+          guard let truth = result.truth.markers.first(where: { $0.id == marker.id }) else { continue }
+          let fitted = marker.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross)
+          for k in 0..<4 {
+            let pixel = intrinsics.project(cameraFromHead.apply(truth.corners[k]))!
+            errors[4 * marker.id + k, default: ([], [])].subpixel.append(marker.corners[k] - pixel)
+            errors[4 * marker.id + k, default: ([], [])].edges.append(fitted.corners[k] - pixel)
+          }
+        }
+      }
+      func length(_ v: SIMD2<Double>) -> Double { (v * v).sum().squareRoot() }
+      func mean(_ v: [SIMD2<Double>]) -> SIMD2<Double> { v.reduce(.zero, +) / Double(v.count) }
+      func rms(_ v: [Double]) -> Double { (v.map { $0 * $0 }.reduce(0, +) / Double(v.count)).squareRoot() }
+      func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+      let often = errors.values.filter { $0.subpixel.count >= 4 }
+      try #require(often.count >= 40)
+      let bias = (subpixel: rms(often.map { length(mean($0.subpixel)) }), edges: rms(often.map { length(mean($0.edges)) }))
+      let typical = (
+        subpixel: median(errors.values.flatMap { $0.subpixel.map(length) }), edges: median(errors.values.flatMap { $0.edges.map(length) })
+      )
+      print(
+        String(
+          format: "%d marker corners seen 4+ times: bias RMS cornerSubPix %.3f px, edges %.3f px; median error %.3f, %.3f px",
+          often.count, bias.subpixel, bias.edges, typical.subpixel, typical.edges))
+      #expect(bias.edges < 0.6 * bias.subpixel)
+      #expect(typical.edges < 0.6 * typical.subpixel)
+    }
+  }
+}
