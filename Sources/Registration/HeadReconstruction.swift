@@ -141,6 +141,10 @@ public struct FrameDiagnostics: Sendable, Hashable {
   /// Whether the frame was placed by resection from its stickers' pixels against the map
   /// (too little depth: ``ReconstructionOptions/minimumDepthMarkersForDepthPose``).
   public var placedByResection = false
+  /// Ids detected in this frame whose lifted corners lie more than 1 cm from where the frame's
+  /// other markers put them: a misread id (a sticker read as another one's) or a sticker lifted
+  /// wrongly. Left out of the registration.
+  public var outlierIDs: [Int] = []
   /// Blur across the markers' outlines, σ in pixels (``edgeBlur(of:grey:width:height:)``).
   public var edgeBlur: Double?
   /// `worldFromCamera`, metres; `nil` when rejected.
@@ -452,6 +456,7 @@ func registerFrames(
         guard known.count >= 3 else { break }
         let misread = known.remove(at: worst)
         usable[f].removeAll { $0.id == misread.id }
+        diagnostics[f].outlierIDs.append(misread.id)
       }
       guard let (pose, fitRMS) = placed, fitRMS <= 3 * options.maximumFrameRMS else { continue }
       poses[f] = pose
@@ -466,9 +471,12 @@ func registerFrames(
       progressed = true
     }
   }
-  // Observations that disagree with the map by more than that in a placed frame are misreads too.
+  // Observations that disagree with the map by more than that in a placed frame are dropped
+  // too (misread, or lifted wrongly).
   for f in poses.keys {
-    usable[f].removeAll { m in world[m.id].map { rms(m.cameraCorners.map(poses[f]!.apply), $0) > consistency } ?? false }
+    let outliers = usable[f].filter { m in world[m.id].map { rms(m.cameraCorners.map(poses[f]!.apply), $0) > consistency } ?? false }
+    usable[f].removeAll { m in outliers.contains { $0.id == m.id } }
+    diagnostics[f].outlierIDs += outliers.map(\.id)
   }
 
   // Optimise, reject frames that do not fit, and optimise again.

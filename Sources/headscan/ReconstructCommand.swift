@@ -44,6 +44,10 @@ struct ReconstructCommand: ParsableCommand {
       var frame: Int
       var reason: String
     }
+    struct Outlier: Encodable {
+      var frame: Int
+      var id: Int
+    }
     var frames: Int
     var framesRegistered: Int
     var markers: Int
@@ -55,6 +59,9 @@ struct ReconstructCommand: ParsableCommand {
     var framesRefinedByICP: Int
     /// Frames with too little depth placed from their stickers' pixels against the map.
     var framesPlacedByResection: Int
+    /// Detections left out for lying more than 1 cm from where their frame's other markers put
+    /// them (a misread id or a wrongly lifted sticker).
+    var outliers: [Outlier]
     var rejected: [Rejected]
     /// Wall-clock seconds per stage.
     var seconds: [String: Double]
@@ -77,7 +84,8 @@ struct ReconstructCommand: ParsableCommand {
         markersRegistered: result.markers.count, worldMarker: result.worldMarkerID, cornerRMS: result.cornerRMS * 1000,
         points: result.cloud.count, offCapDetections: result.offCapDetections,
         framesRefinedByICP: result.frames.filter(\.refinedByICP).count,
-        framesPlacedByResection: result.frames.filter(\.placedByResection).count, rejected: rejected,
+        framesPlacedByResection: result.frames.filter(\.placedByResection).count,
+        outliers: result.frames.flatMap { f in f.outlierIDs.map { Summary.Outlier(frame: f.index, id: $0) } }, rejected: rejected,
         seconds: [
           "detection": result.timings.detection, "registration": result.timings.registration, "fusion": result.timings.fusion,
           "cleaning": result.timings.cleaning, "settling": result.timings.settling, "total": result.timings.total,
@@ -104,6 +112,10 @@ struct ReconstructCommand: ParsableCommand {
     }
     if icp { lines.append("ICP         \(s.framesRefinedByICP) frames moved onto the model") }
     if s.offCapDetections > 0 { lines.append("ignored     \(s.offCapDetections) detections with ids not on the cap") }
+    if !s.outliers.isEmpty {
+      lines.append(
+        "ignored     \(s.outliers.count) detections more than 1 cm from where their frame's other markers put them (misread id or bad depth; --json)")
+    }
     let t = result.timings
     lines.append(
       String(

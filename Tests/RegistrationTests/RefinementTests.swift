@@ -195,6 +195,8 @@ extension RefinementTests {
     let markerFromWorld = markers[solution.worldMarkerID].inverse
     let rejected = diagnostics.filter { $0.rejection != nil }.map(\.index)
     #expect(rejected.isEmpty, "frames not placed: \(rejected)")
+    #expect(diagnostics[12].outlierIDs == [4])
+    #expect(diagnostics.filter { !$0.outlierIDs.isEmpty }.map(\.index) == [12])
     for d in diagnostics {
       guard let pose = d.worldFromCamera else { continue }
       let error = (pose.translation - (markerFromWorld * cameras[d.index]).translation).length
