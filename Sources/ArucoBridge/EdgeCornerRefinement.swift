@@ -80,8 +80,8 @@ struct BorderEdge {
     var profile = [Double](repeating: 0, count: count)
     while s <= min(length - margin, to * length) {
       defer { s += 1 }
-      let centre = point(s)
-      let across = SIMD2(-tangent(s).y, tangent(s).x)
+      let centre = point(s), along = tangent(s)
+      let across = SIMD2(-along.y, along.x)
       let out = across.dot(outward) >= 0 ? across : -across
       let unit = out / (out * out).sum().squareRoot()
       var complete = true
@@ -104,19 +104,14 @@ struct BorderEdge {
       guard abs(e) <= reach - end else { continue }
       samples.append((s, offset(s) + e))
     }
-    guard samples.count >= 6 else { return false }
-    var kept = samples
-    for round in 0..<2 {
-      guard let c = Self.parabola(through: kept, length: length) else { return false }
-      coefficients = c
-      guard round == 0 else { break }
-      let residuals = kept.map { abs($0.e - offset($0.s)) }
-      var sorted = residuals
-      sorted.sort()
-      let limit = max(0.1, 3 * 1.4826 * sorted[sorted.count / 2])
-      kept = zip(kept, residuals).filter { $0.1 <= limit }.map(\.0)
-      guard kept.count >= 6 else { return false }
-    }
+    // Fit, drop steps beyond 3 robust σ (MAD, at least 0.1 px) of the fit, fit again.
+    guard samples.count >= 6, let first = Self.parabola(through: samples, length: length) else { return false }
+    coefficients = first
+    let residuals = samples.map { abs($0.e - offset($0.s)) }
+    let limit = max(0.1, 3 * 1.4826 * residuals.sorted()[residuals.count / 2])
+    let kept = zip(samples, residuals).filter { $0.1 <= limit }.map(\.0)
+    guard kept.count >= 6, let second = Self.parabola(through: kept, length: length) else { return false }
+    coefficients = second
     return true
   }
 

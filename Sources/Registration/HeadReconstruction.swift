@@ -473,10 +473,10 @@ func registerFrames(
   }
   // Observations that disagree with the map by more than that in a placed frame are dropped
   // too (misread, or lifted wrongly).
-  for f in poses.keys {
-    let outliers = usable[f].filter { m in world[m.id].map { rms(m.cameraCorners.map(poses[f]!.apply), $0) > consistency } ?? false }
-    usable[f].removeAll { m in outliers.contains { $0.id == m.id } }
-    diagnostics[f].outlierIDs += outliers.map(\.id)
+  for (f, pose) in poses {
+    func isOutlier(_ m: LiftedMarker) -> Bool { world[m.id].map { rms(m.cameraCorners.map(pose.apply), $0) > consistency } ?? false }
+    diagnostics[f].outlierIDs += usable[f].filter(isOutlier).map(\.id)
+    usable[f].removeAll(where: isOutlier)
   }
 
   // Optimise, reject frames that do not fit, and optimise again.

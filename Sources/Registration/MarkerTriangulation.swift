@@ -19,8 +19,7 @@ func triangulate(
     rows.reserveCapacity(2 * views.count)
     for view in views {
       let q = view.cameraFromWorld.apply(x)
-      guard q.z > 0.01 else { continue }
-      let u = SIMD2(colour.fx * q.x / q.z + colour.cx, colour.fy * q.y / q.z + colour.cy)
+      guard q.z > 0.01, let u = colour.project(q) else { continue }
       let error = view.pixel - u
       let size = (error * error).sum().squareRoot()
       let weight = view.weight * (size <= 1 ? 1 : (1 / size).squareRoot())
