@@ -26,17 +26,17 @@ let package = Package(
   ],
   targets: [
     // Library modules.
-    .target(name: "ScanIO", dependencies: ["_ImageCodec"]),
+    .target(name: "ScanIO", dependencies: ["_ImageCodec", "_HeadScanSupport"]),
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
-    .target(name: "CVAI", dependencies: ["PointCloud"]),
-    .target(name: "Agreement", dependencies: ["CVAI", "PointCloud", "ScanIO"]),
+    .target(name: "CVAI", dependencies: ["PointCloud", "_HeadScanSupport"]),
+    .target(name: "Agreement", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
     .target(
       name: "Registration",
-      dependencies: ["ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim"]),
+      dependencies: ["ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_HeadScanSupport"]),
     .target(
       name: "ScanSimulator",
-      dependencies: ["ScanIO", "ArucoBridge", "CVAI"]),
+      dependencies: ["ScanIO", "ArucoBridge", "CVAI", "_HeadScanSupport"]),
 
     .target(
       name: "ScanEvaluation",
@@ -47,12 +47,16 @@ let package = Package(
       name: "headscan",
       dependencies: [
         "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
+        "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
     // The library in under 30 lines: measure a scan (swift run -c release MeasureExample).
     .executableTarget(
       name: "MeasureExample", dependencies: ["ScanIO", "PointCloud", "Registration", "CVAI"], path: "Examples/MeasureExample"),
+
+    // Support for the modules above, `package` access only: no API (see its README).
+    .target(name: "_HeadScanSupport", exclude: ["README.md"]),
 
     // Native shims: plain C headers, no API (see each target's README).
     .target(
@@ -91,6 +95,7 @@ let package = Package(
       dependencies: [
         "Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_TestSupport",
       ]),
+    .testTarget(name: "HeadScanSupportTests", dependencies: ["_HeadScanSupport", "PointCloud", "_TestSupport"]),
     .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],
   cxxLanguageStandard: .cxx17

@@ -1,5 +1,5 @@
-import CVAI
 import Foundation
+import _HeadScanSupport
 
 /// Bland–Altman figures: differences (report − calliper) against the pair means.
 public enum BlandAltmanPlot {

@@ -1,5 +1,5 @@
 import Foundation
-import ScanIO
+import _HeadScanSupport
 
 /// Calliper measurements, one row per scan (contract §7), millimetres.
 public struct CalliperTable: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import CVAI
 import Foundation
 import PointCloud
-import ScanIO
+import _HeadScanSupport
 
 /// The keys of a `headscan measure` report (contract §6) that validation reads; mm and percent.
 public struct MeasureReport: Sendable, Hashable, Codable {
@@ -189,8 +189,7 @@ public func simulatedCalliperCSV(reports: [String: MeasureReport], bias: Double,
     let values = [r.diagonalA, r.diagonalB, r.length, r.width, r.circumference].map { value -> String in
       String(format: "%.1f", value - bias + noise * random.gaussian())
     }
-    let quoted = scan.contains(",") || scan.contains("\"") ? "\"" + scan.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : scan
-    lines.append(([quoted] + values).joined(separator: ","))
+    lines.append(([csvField(scan)] + values).joined(separator: ","))
   }
   return lines.joined(separator: "\n") + "\n"
 }

@@ -1,4 +1,5 @@
 import Foundation
+import _HeadScanSupport
 
 /// SVG figures of a measurement, for people who would rather look than read.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import _HeadScanSupport
 
 /// One layer's contour estimated from a point cloud.
 public struct LayerEstimate: Sendable, Hashable {
@@ -110,40 +111,6 @@ func fitFourier(_ samples: [(theta: Double, r: Double)], harmonics: Int) -> [Dou
     return row
   }
   return solveNormalEquations(rows: rows, targets: samples.map(\.r))
-}
-
-/// Linear least squares `rows · x ≈ targets` through the normal equations, solved by
-/// Gaussian elimination with partial pivoting (small, well-conditioned systems);
-/// `nil` when singular.
-func solveNormalEquations(rows: [[Double]], targets: [Double]) -> [Double]? {
-  guard let n = rows.first?.count else { return nil }
-  var m = [Double](repeating: 0, count: n * n), v = [Double](repeating: 0, count: n)
-  for (row, target) in zip(rows, targets) {
-    for i in 0..<n {
-      v[i] += row[i] * target
-      for j in 0..<n { m[i * n + j] += row[i] * row[j] }
-    }
-  }
-  for c in 0..<n {
-    guard let pivot = (c..<n).max(by: { abs(m[$0 * n + c]) < abs(m[$1 * n + c]) }), abs(m[pivot * n + c]) > 1e-12 else { return nil }
-    if pivot != c {
-      for j in 0..<n { m.swapAt(c * n + j, pivot * n + j) }
-      v.swapAt(c, pivot)
-    }
-    for r in (c + 1)..<n {
-      let f = m[r * n + c] / m[c * n + c]
-      if f == 0 { continue }
-      for j in c..<n { m[r * n + j] -= f * m[c * n + j] }
-      v[r] -= f * v[c]
-    }
-  }
-  var x = [Double](repeating: 0, count: n)
-  for r in stride(from: n - 1, through: 0, by: -1) {
-    var s = v[r]
-    for j in (r + 1)..<n { s -= m[r * n + j] * x[j] }
-    x[r] = s / m[r * n + r]
-  }
-  return x
 }
 
 func evaluateFourier(_ c: [Double], _ theta: Double) -> Double {

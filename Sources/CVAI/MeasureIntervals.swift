@@ -1,5 +1,6 @@
 import Foundation
 import PointCloud
+import _HeadScanSupport
 
 /// A 95 % interval, in the measure's unit.
 public struct Interval95: Sendable, Hashable, Codable {

@@ -1,3 +1,5 @@
+import _HeadScanSupport
+
 /// Finds the measurement level h* from layer perimeters (contract §4).
 ///
 /// The perimeter curve is flat near its peak, so the raw arg-max is unstable:

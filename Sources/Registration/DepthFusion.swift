@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// A sphere through points (algebraic least squares), metres.
 struct Sphere {

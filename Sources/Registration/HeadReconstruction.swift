@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// Settings of ``reconstructHead(_:options:progress:)``. Lengths in metres.
 public struct ReconstructionOptions: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import Foundation
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// Why a landmark could not be placed in 3D; each names the landmarks file and the landmark.
 public enum LandmarkError: Error, Sendable, Equatable, CustomStringConvertible {

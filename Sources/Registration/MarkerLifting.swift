@@ -2,6 +2,7 @@ import ArucoBridge
 import Foundation
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// How a marker's corners got their 3D position.
 public enum LiftMethod: String, Sendable, Hashable, Codable {

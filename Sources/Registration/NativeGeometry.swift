@@ -1,5 +1,6 @@
 internal import _GeometryShim
 import PointCloud
+import _HeadScanSupport
 
 /// Swift face of the Eigen/PCL shim; each call turns a bad status into a throw.
 enum NativeGeometry {
@@ -46,16 +47,7 @@ enum NativeGeometry {
   static func leastSquares<Samples: Sequence>(
     _ samples: Samples, unknowns n: Int, row: (Samples.Element, inout [Double]) -> Double
   ) -> [Double]? {
-    var m = [Double](repeating: 0, count: n * n), r = [Double](repeating: 0, count: n)
-    var a = [Double](repeating: 0, count: n)
-    for sample in samples {
-      let target = row(sample, &a)
-      for i in 0..<n {
-        r[i] += a[i] * target
-        for j in i..<n { m[n * i + j] += a[i] * a[j] }
-      }
-    }
-    for i in 0..<n { for j in 0..<i { m[n * i + j] = m[n * j + i] } }
+    let (m, r) = normalEquations(samples, unknowns: n, row: row)
     return try? solveSymmetric(m, r)
   }
 

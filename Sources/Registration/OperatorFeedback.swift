@@ -1,6 +1,7 @@
 import ArucoBridge
 import Foundation
 import ScanIO
+import _HeadScanSupport
 
 /// A marker's overlap state in one frame, as the recorder app showed it.
 public enum OverlapState: String, Sendable, Hashable, Codable {

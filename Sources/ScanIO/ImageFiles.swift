@@ -1,5 +1,6 @@
 internal import _ImageCodec
 import Foundation
+internal import _HeadScanSupport
 
 /// PNG and JPEG files: decoding colour and 16-bit depth images, writing PNG.
 public enum ImageFiles {
@@ -13,7 +14,7 @@ public enum ImageFiles {
   /// Decodes an 8-bit PNG or JPEG file to BGRA (alpha 255 where the file has none).
   /// - Throws: ``ScanIOError/unreadableImage(path:detail:)`` naming the file.
   public static func readColor(at path: String) throws(ScanIOError) -> BGRA {
-    let data = try ReadOnlyFile.contents(of: path)
+    let data = try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: path) }
     let (width, height) = try probe(data, path: path)
     let pixels = try decode(data, path: path, format: HSI_BGRA8, count: width * height * 4)
     return BGRA(width: width, height: height, bytes: pixels)
@@ -21,7 +22,7 @@ public enum ImageFiles {
 
   /// Decodes a single-channel 16-bit PNG (raw values, native order).
   public static func readGray16(at path: String) throws(ScanIOError) -> (width: Int, height: Int, values: [UInt16]) {
-    let data = try ReadOnlyFile.contents(of: path)
+    let data = try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: path) }
     let (width, height) = try probe(data, path: path)
     let bytes = try decode(data, path: path, format: HSI_GRAY16, count: width * height * 2)
     let values = bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }

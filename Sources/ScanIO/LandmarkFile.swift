@@ -1,4 +1,5 @@
 import Foundation
+internal import _HeadScanSupport
 
 /// The four landmarks a user marks on a scan (contract §3): `*.landmarks.json`.
 ///
@@ -42,7 +43,7 @@ public struct LandmarkFile: Sendable, Hashable {
   /// - Throws: ``ScanIOError`` naming the file: invalid JSON, a missing, duplicate
   ///   or unknown name, an entry with neither a complete pixel nor a complete point.
   public init(path: String) throws(ScanIOError) {
-    let document = try decodeJSON(Document.self, from: ReadOnlyFile.contents(of: path), path: path)
+    let document = try decodeJSON(Document.self, from: scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: path) }, path: path)
     var positions: [String: Position] = [:]
     for (index, entry) in document.landmarks.enumerated() {
       guard let name = entry.name else { throw .missingKey(path: path, key: "landmarks.[\(index)].name") }

@@ -1,4 +1,5 @@
 import Foundation
+internal import _HeadScanSupport
 
 /// Reads a `.rgbdscan` recorder stream (contract §1) frame by frame.
 ///
@@ -26,19 +27,19 @@ public final class RGBDScanReader: ScanReader {
   /// - Throws: ``ScanIOError`` for a missing file, wrong magic, unknown version, a
   ///   header past the end, invalid JSON or a missing/invalid key.
   public init(path: String) throws(ScanIOError) {
-    let file = try ReadOnlyFile(path: path)
-    guard file.size >= 8, try file.bytes(count: 8, at: 0) == Self.magic else { throw .badMagic(path: path) }
+    let file = try scanIO { () throws(FileAccessError) in try ReadOnlyFile(path: path) }
+    guard file.size >= 8, try scanIO({ () throws(FileAccessError) in try file.bytes(count: 8, at: 0) }) == Self.magic else { throw .badMagic(path: path) }
     guard file.size >= 16 else {
       throw .sizeMismatch(path: path, detail: "file ends inside the 16-byte preamble (\(file.size) bytes)")
     }
-    let preamble = try file.bytes(count: 8, at: 8)
+    let preamble = try scanIO { () throws(FileAccessError) in try file.bytes(count: 8, at: 8) }
     let version = preamble.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt32.self)) }
     guard version == Self.version else { throw .unsupportedVersion(path: path, version: version) }
     let headerLength = Int(preamble.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt32.self)) })
     guard 16 + headerLength <= file.size else {
       throw .headerPastEnd(path: path, headerLength: headerLength, fileSize: file.size)
     }
-    let json = Data(try file.bytes(count: headerLength, at: 16))
+    let json = Data(try scanIO { () throws(FileAccessError) in try file.bytes(count: headerLength, at: 16) })
     let (header, _) = try ScanHeader.parse(json: json, path: path, source: .stream)
 
     self.path = path
@@ -56,7 +57,7 @@ public final class RGBDScanReader: ScanReader {
     try checkIndex(index)
     var bits: UInt64 = 0
     try withUnsafeMutableBytes(of: &bits) { (raw) throws(ScanIOError) in
-      try file.read(into: raw, at: firstFrameOffset + index * frameSize)
+      try scanIO { () throws(FileAccessError) in try file.read(into: raw, at: firstFrameOffset + index * frameSize) }
     }
     return Double(bitPattern: UInt64(littleEndian: bits))
   }
@@ -70,7 +71,7 @@ public final class RGBDScanReader: ScanReader {
     let metres = try readDepth(samples: samples, at: start + 8)
     let colourBytes = header.colorWidth * header.colorHeight * 4
     let bgra = try [UInt8](unsafeUninitializedCapacity: colourBytes) { (buffer, count) throws(ScanIOError) in
-      try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: start + 8 + depthBytes)
+      try scanIO { () throws(FileAccessError) in try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: start + 8 + depthBytes) }
       count = colourBytes
     }
     return ScanFrame(
@@ -86,12 +87,12 @@ public final class RGBDScanReader: ScanReader {
       switch encoding {
       case .float32, .disparity32:
         // Little-endian IEEE single on disk and in memory: read in place.
-        try file.read(into: UnsafeMutableRawBufferPointer(out), at: offset)
+        try scanIO { () throws(FileAccessError) in try file.read(into: UnsafeMutableRawBufferPointer(out), at: offset) }
       case .float16, .disparity16:
         // Read the halves into the upper half of the output, widen front to back.
         let raw = UnsafeMutableRawBufferPointer(out)
         let halves = UnsafeMutableRawBufferPointer(rebasing: raw[(samples * 2)...])
-        try file.read(into: halves, at: offset)
+        try scanIO { () throws(FileAccessError) in try file.read(into: halves, at: offset) }
         let source = halves.bindMemory(to: UInt16.self)
         for i in 0..<samples {
           out[i] = Float(Float16(bitPattern: UInt16(littleEndian: source[i])))

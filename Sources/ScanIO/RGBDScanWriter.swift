@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+internal import _HeadScanSupport
 
 /// Writes a `.rgbdscan` stream (contract §1) frame by frame, atomically.
 ///
@@ -25,7 +26,7 @@ public final class RGBDScanWriter {
   /// - Throws: ``ScanIOError/cannotWrite(path:reason:)``, or a header error when `header` is unusable.
   public init(path: String, header: ScanHeader) throws(ScanIOError) {
     try header.validate(path: path)
-    try AtomicFile.checkFolder(of: path)
+    try scanIO { () throws(FileAccessError) in try AtomicFile.checkFolder(of: path) }
     self.path = path
     self.header = header
     self.temporaryPath = AtomicFile.temporaryPath(beside: path)
@@ -93,7 +94,7 @@ public final class RGBDScanWriter {
       unlink(temporaryPath)
       throw .cannotWrite(path: path, reason: reason)
     }
-    try AtomicFile.commit(temporaryPath, to: path)
+    try scanIO { () throws(FileAccessError) in try AtomicFile.commit(temporaryPath, to: path) }
   }
 
   private func writeAll(_ bytes: [UInt8]) throws(ScanIOError) {

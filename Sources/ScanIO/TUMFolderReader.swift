@@ -1,4 +1,5 @@
 import Foundation
+internal import _HeadScanSupport
 
 /// Reads a TUM-style scan folder (contract §2): `rgb/`, `depth/`, `rgb.txt`,
 /// `depth.txt` and `camera.json`.
@@ -26,7 +27,7 @@ public final class TUMFolderReader: ScanReader {
     let root = path.hasSuffix("/") ? String(path.dropLast()) : path
     let cameraPath = root + "/camera.json"
     guard FileManager.default.fileExists(atPath: cameraPath) else { throw .missingFile(path: cameraPath) }
-    let (header, scale) = try ScanHeader.parse(json: try ReadOnlyFile.contents(of: cameraPath), path: cameraPath, source: .tumCamera)
+    let (header, scale) = try ScanHeader.parse(json: try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: cameraPath) }, path: cameraPath, source: .tumCamera)
     let colour = try Self.readIndex(root + "/rgb.txt")
     let depth = try Self.readIndex(root + "/depth.txt")
     let (pairs, unpairedColour, unpairedDepth) = Self.pair(colour: colour, depth: depth)
@@ -76,7 +77,7 @@ public final class TUMFolderReader: ScanReader {
   /// Parses a TUM index file: `timestamp filename` lines, `#` comments, blank lines ignored.
   static func readIndex(_ path: String) throws(ScanIOError) -> [IndexEntry] {
     guard FileManager.default.fileExists(atPath: path) else { throw .missingFile(path: path) }
-    guard let text = String(data: try ReadOnlyFile.contents(of: path), encoding: .utf8) else {
+    guard let text = String(data: try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: path) }, encoding: .utf8) else {
       throw .invalidIndexLine(path: path, line: 1, detail: "not UTF-8 text")
     }
     var entries: [IndexEntry] = []

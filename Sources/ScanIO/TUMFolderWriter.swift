@@ -1,4 +1,5 @@
 import Foundation
+internal import _HeadScanSupport
 
 /// Writes a TUM-style scan folder (contract §2) atomically.
 ///
@@ -31,7 +32,7 @@ public final class TUMFolderWriter {
 
   public init(path: String, header: ScanHeader, depthScale: Double = 5000, colorFormat: ColorFormat = .png) throws(ScanIOError) {
     try header.validate(path: path)
-    try AtomicFile.checkFolder(of: path)
+    try scanIO { () throws(FileAccessError) in try AtomicFile.checkFolder(of: path) }
     precondition(depthScale > 0, "depthScale must be positive")
     self.colorFormat = colorFormat
     self.path = path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -86,6 +87,6 @@ public final class TUMFolderWriter {
       throw .cannotWrite(path: path, reason: (error as NSError).localizedDescription)
     }
     finished = true
-    try AtomicFile.commit(temporaryPath, to: path)
+    try scanIO { () throws(FileAccessError) in try AtomicFile.commit(temporaryPath, to: path) }
   }
 }

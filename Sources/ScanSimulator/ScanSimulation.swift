@@ -1,8 +1,8 @@
 import CVAI
-import Dispatch
 import Foundation
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// Everything that defines a simulated scan. Same options and seed, same bytes.
 public struct SimulationOptions: Sendable, Hashable {
@@ -148,21 +148,14 @@ public func simulateScan(
 
   var best: [String: (frame: Int, u: Double, v: Double, score: Double)] = [:]
   var cameras: [SimulationTruth.Camera] = []
-  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-  var start = 0
-  while start < options.frames {
-    let count = min(batch, options.frames - start)
-    let rendered = RenderedBatch(count: count)
-    let first = start
-    DispatchQueue.concurrentPerform(iterations: count) { k in
-      let i = first + k
+  try forEachInParallelBatches(
+    Array(0..<options.frames),
+    work: { i in
       let frameSeed = options.seed &+ UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15
       let shake = (options.shakenFrames[i] ?? 0) * Double(options.width) / 640
-      rendered.store(renderer.render(headFromCamera: poses[i], frameIndex: i, seed: frameSeed, motionBlur: shake), at: k)
-    }
-    for k in 0..<count {
-      let i = start + k
-      let frame = rendered.take(k)
+      return (i, renderer.render(headFromCamera: poses[i], frameIndex: i, seed: frameSeed, motionBlur: shake))
+    },
+    consume: { i, frame in
       let timestamp = Double(i) / options.fps
       try append(timestamp, frame.depth, frame.bgra)
       // A user marks a landmark where it is seen squarely, in a frame that also shows
@@ -174,9 +167,7 @@ public func simulateScan(
       }
       cameras.append(.init(frame: i, timestamp: timestamp, headFromCamera: poses[i], visibleMarkers: frame.visibleMarkers))
       progress?(i + 1, options.frames)
-    }
-    start += count
-  }
+    })
   try finish()
 
   // Truth in the clinical head frame.
@@ -211,31 +202,10 @@ public func simulateScan(
   let base = companionBase(of: path)
   let landmarksPath = base + ".landmarks.json"
   let truthPath = base + ".truth.json"
-  try AtomicFile.write(LandmarkFile(positions: positions).jsonData(), to: landmarksPath)
+  try scanIO { () throws(FileAccessError) in try AtomicFile.write(LandmarkFile(positions: positions).jsonData(), to: landmarksPath) }
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-  try AtomicFile.write(try encoder.encode(truth), to: truthPath)
+  let truthJSON = try encoder.encode(truth)
+  try scanIO { () throws(FileAccessError) in try AtomicFile.write(truthJSON, to: truthPath) }
   return SimulationResult(scanPath: path, landmarksPath: landmarksPath, truthPath: truthPath, truth: truth)
-}
-
-/// Rendered frames of one batch, filled from several threads, each slot once.
-private final class RenderedBatch: @unchecked Sendable {
-  private var slots: [RenderedFrame?]
-  private let lock = NSLock()
-
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-  func store(_ frame: RenderedFrame, at index: Int) {
-    lock.lock()
-    slots[index] = frame
-    lock.unlock()
-  }
-
-  func take(_ index: Int) -> RenderedFrame {
-    lock.lock()
-    defer { lock.unlock() }
-    let frame = slots[index]!
-    slots[index] = nil
-    return frame
-  }
 }

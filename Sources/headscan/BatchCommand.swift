@@ -1,7 +1,7 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import ScanIO
+import _HeadScanSupport
 
 /// `headscan batch SCANS_DIR --out DIR`: measure every scan of a folder, several at a time.
 struct BatchCommand: ParsableCommand {
@@ -71,21 +71,14 @@ struct BatchCommand: ParsableCommand {
       }
       let executable = Bundle.main.executablePath ?? URL(fileURLWithPath: CommandLine.arguments[0]).path
       let workers = min(items.count, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-      let outcomes = OutcomeSlots(count: items.count)
-      let next = OutcomeSlots.Counter()
-      let group = DispatchGroup()
+      let outcomes = ResultSlots<Outcome>(count: items.count)
       let started = Date()
-      for _ in 0..<workers {
-        DispatchQueue.global().async(group: group) {
-          while let i = next.take(below: items.count) {
-            let outcome = measure(items[i], executable: executable)
-            outcomes.store(outcome, at: i)
-            report(items[i], outcome, done: outcomes.finished, total: items.count, elapsed: Date().timeIntervalSince(started))
-          }
-        }
+      forEachIndexConcurrently(items.count, workers: workers) { i in
+        let outcome = measure(items[i], executable: executable)
+        let done = outcomes.store(outcome, at: i)
+        report(items[i], outcome, done: done, total: items.count, elapsed: Date().timeIntervalSince(started))
       }
-      group.wait()
-      let results = outcomes.all
+      let results = outcomes.takeAll()
       try writeSummary(items, results)
       let failed = zip(items, results).compactMap { item, outcome -> String? in
         if case .failed(let why) = outcome { return "\(item.name): \(why)" }
@@ -168,10 +161,6 @@ struct BatchCommand: ParsableCommand {
     try AtomicFile.write(Data((lines.joined(separator: "\n") + "\n").utf8), to: out + "/summary.csv")
   }
 
-  func csvField(_ s: String) -> String {
-    s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-  }
-
   /// The folder's scans, sorted by name: `*.rgbdscan` files and folders holding `rgb.txt`.
   static func scans(in folder: String) throws -> [Item] {
     let names: [String]
@@ -198,45 +187,5 @@ struct BatchCommand: ParsableCommand {
 
   static func modified(_ path: String) -> Date? {
     (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-  }
-}
-
-/// Outcomes filled in by the worker threads, one slot each, and the shared next-item counter.
-final class OutcomeSlots: @unchecked Sendable {
-  private var slots: [BatchCommand.Outcome?]
-  private let lock = NSLock()
-
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-  func store(_ outcome: BatchCommand.Outcome, at index: Int) {
-    lock.lock()
-    slots[index] = outcome
-    lock.unlock()
-  }
-
-  var finished: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return slots.filter { $0 != nil }.count
-  }
-
-  var all: [BatchCommand.Outcome] {
-    lock.lock()
-    defer { lock.unlock() }
-    return slots.map { $0! }
-  }
-
-  /// Hands out 0, 1, 2, … to whichever worker asks first.
-  final class Counter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-
-    func take(below limit: Int) -> Int? {
-      lock.lock()
-      defer { lock.unlock() }
-      guard value < limit else { return nil }
-      value += 1
-      return value - 1
-    }
   }
 }

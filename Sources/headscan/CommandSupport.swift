@@ -6,6 +6,7 @@ import ScanIO
 
 #if canImport(Glibc)
 import Glibc
+import _HeadScanSupport
 #endif
 
 /// Prints `headscan: error: …` (one line) and exits 1, for any error a command throws.

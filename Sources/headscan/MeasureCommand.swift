@@ -4,6 +4,7 @@ import Foundation
 import PointCloud
 import Registration
 import ScanIO
+import _HeadScanSupport
 
 extension CVAIDenominator: ExpressibleByArgument {}
 

@@ -3,6 +3,7 @@ import Foundation
 import PointCloud
 import Registration
 import ScanIO
+import _HeadScanSupport
 
 /// `headscan reconstruct SCAN -o CLOUD.ply` (contract §6).
 struct ReconstructCommand: ParsableCommand {

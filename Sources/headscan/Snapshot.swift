@@ -1,6 +1,7 @@
 import ArucoBridge
 import Foundation
 import ScanIO
+import _HeadScanSupport
 
 /// A picture of one frame for people: colour with the detected markers outlined
 /// (corner 0 marked red), beside the depth map in grey (nearest = white, 10 cm and more

@@ -2,6 +2,7 @@ import Agreement
 import ArgumentParser
 import Foundation
 import ScanIO
+import _HeadScanSupport
 
 /// `headscan validate CALLIPER.csv --reports DIR` (contract §6–7).
 struct ValidateCommand: ParsableCommand {

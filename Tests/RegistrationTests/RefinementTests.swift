@@ -108,19 +108,6 @@ struct RefinementTests {
   }
 }
 
-struct MedianTests {
-  @Test func upperMedianEqualsTheSortedMiddleElement() {
-    var random = SeededGenerator(seed: 7)
-    for count in [1, 2, 3, 4, 5, 10, 11, 100, 257] {
-      for _ in 0..<20 {
-        // Few distinct values, so ties are common.
-        let values = (0..<count).map { _ in Double(random.below(count / 3 + 1)) * 0.5 }
-        #expect(upperMedian(values) == values.sorted()[count / 2], "\(values)")
-      }
-    }
-  }
-}
-
 extension RefinementTests {
   /// A point seen exactly from three cameras around it is found again from 1.5 mm away;
   /// with one view, or a start far off, triangulation refuses.

@@ -2,14 +2,14 @@ import Foundation
 
 /// A small x–y chart drawn as SVG: axes with ticks and labels, dots, reference lines, bands.
 /// Used for the perimeter-by-height figure and the Bland–Altman plots.
-public struct SVGChart: Sendable {
-  public let width: Double, height: Double
+package struct SVGChart: Sendable {
+  package let width: Double, height: Double
   let left = 74.0, right = 24.0, top = 44.0, bottom = 52.0
   let xRange: ClosedRange<Double>, yRange: ClosedRange<Double>
   private var body = ""
 
   /// - Parameters: the chart's page size (px), title, axis labels (with units) and value ranges.
-  public init(
+  package init(
     width: Double = 640, height: Double = 420, title: String, xLabel: String, yLabel: String,
     x: ClosedRange<Double>, y: ClosedRange<Double>
   ) {
@@ -38,14 +38,14 @@ public struct SVGChart: Sendable {
   func py(_ y: Double) -> Double { top + (yRange.upperBound - y) / (yRange.upperBound - yRange.lowerBound) * (height - top - bottom) }
 
   /// Round dots at the points.
-  public mutating func dots(_ points: [SIMD2<Double>], colour: String = "#1f4e79", radius: Double = 3) {
+  package mutating func dots(_ points: [SIMD2<Double>], colour: String = "#1f4e79", radius: Double = 3) {
     for p in points {
       body += String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%@\" fill-opacity=\"0.8\"/>\n", px(p.x), py(p.y), radius, colour)
     }
   }
 
   /// A horizontal line across the plot at `y`, labelled at its right end.
-  public mutating func horizontalLine(at y: Double, colour: String, dashed: Bool = false, label: String? = nil) {
+  package mutating func horizontalLine(at y: Double, colour: String, dashed: Bool = false, label: String? = nil) {
     body += String(format: "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"%@\" stroke-width=\"1.5\"%@/>\n", left, py(y), width - right, py(y), colour, dashed ? " stroke-dasharray=\"6 4\"" : "")
     if let label {
       body += String(format: "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"%@\">%@</text>\n", width - right - 4, py(y) - 4, colour, Self.escaped(label))
@@ -53,7 +53,7 @@ public struct SVGChart: Sendable {
   }
 
   /// A vertical line at `x`, labelled at its top.
-  public mutating func verticalLine(at x: Double, colour: String, label: String? = nil) {
+  package mutating func verticalLine(at x: Double, colour: String, label: String? = nil) {
     body += String(format: "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"%@\" stroke-width=\"1.5\"/>\n", px(x), top, px(x), height - bottom, colour)
     if let label {
       body += String(format: "<text x=\"%.1f\" y=\"%.0f\" font-size=\"12\" fill=\"%@\">%@</text>\n", px(x) + 6, top + 14, colour, Self.escaped(label))
@@ -61,24 +61,24 @@ public struct SVGChart: Sendable {
   }
 
   /// A shaded band over `x` (full height) or over `y` (full width).
-  public mutating func band(x: ClosedRange<Double>? = nil, y: ClosedRange<Double>? = nil, colour: String) {
+  package mutating func band(x: ClosedRange<Double>? = nil, y: ClosedRange<Double>? = nil, colour: String) {
     let x0 = px(max(xRange.lowerBound, x?.lowerBound ?? xRange.lowerBound)), x1 = px(min(xRange.upperBound, x?.upperBound ?? xRange.upperBound))
     let y0 = py(min(yRange.upperBound, y?.upperBound ?? yRange.upperBound)), y1 = py(max(yRange.lowerBound, y?.lowerBound ?? yRange.lowerBound))
     body += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%@\" fill-opacity=\"0.5\"/>\n", x0, y0, x1 - x0, y1 - y0, colour)
   }
 
   /// A line of text under the title.
-  public mutating func note(_ text: String) {
+  package mutating func note(_ text: String) {
     body += "<text x=\"\(Int(left))\" y=\"\(Int(top) - 2)\" font-size=\"11\" fill=\"#555\">\(Self.escaped(text))</text>\n"
   }
 
   /// The finished SVG document.
-  public var svg: String {
+  package var svg: String {
     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"sans-serif\">\n" + body + "</svg>\n"
   }
 
   /// A range widened to round numbers with `margin` (fraction) of slack on each side.
-  public static func padded(_ values: [Double], margin: Double = 0.08) -> ClosedRange<Double> {
+  package static func padded(_ values: [Double], margin: Double = 0.08) -> ClosedRange<Double> {
     guard let lo = values.min(), let hi = values.max() else { return 0...1 }
     let slack = max(hi - lo, max(abs(hi), 1) * 0.01) * margin
     return (lo - slack)...(hi + slack)
