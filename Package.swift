@@ -61,6 +61,7 @@ let package = Package(
     // Native shims: plain C headers, no API (see each target's README).
     .target(
       name: "_ArucoShim",
+      dependencies: ["_NativeSupport"],
       exclude: ["README.md", "system"],
       cxxSettings: [.headerSearchPath("system/opencv4")],
       linkerSettings: [
@@ -70,12 +71,15 @@ let package = Package(
       ]),
     .target(
       name: "_GeometryShim",
+      dependencies: ["_NativeSupport"],
       exclude: ["README.md", "system"],
       cxxSettings: [.headerSearchPath("system/eigen3"), .headerSearchPath("system/pcl")],
       linkerSettings: [
         .linkedLibrary("pcl_registration"), .linkedLibrary("pcl_filters"), .linkedLibrary("pcl_kdtree"),
         .linkedLibrary("pcl_search"), .linkedLibrary("pcl_common"), .linkedLibrary("m"),
       ]),
+    // The shims' shared C++ exception guard: one header, no library linked.
+    .target(name: "_NativeSupport", exclude: ["README.md"]),
     .target(
       name: "_ImageCodec",
       exclude: ["README.md"],

@@ -85,12 +85,14 @@ public struct LandmarkFile: Sendable, Hashable {
   }
 }
 
-/// The stem that a scan's companion files extend: `scan.rgbdscan` → `scan`, `folder/` → `folder`.
+/// The stem that a scan's companion files extend: `scan.rgbdscan` → `scan`, `folder/` → `folder`
+/// (the scan without its format's extension, ``ScanFormat/companionBase(of:)``).
 ///
 /// Landmarks live in `<stem>.landmarks.json`, simulator truth in `<stem>.truth.json`.
 public func companionBase(of scanPath: String) -> String {
-  var path = scanPath
-  while path.hasSuffix("/") { path.removeLast() }
-  if path.hasSuffix(".rgbdscan") { path.removeLast(".rgbdscan".count) }
-  return path
+  let trimmed = ScanFormat.trimmed(scanPath)
+  for format in ScanFormats.registered where format.companionBase(of: trimmed) != trimmed {
+    return format.companionBase(of: trimmed)
+  }
+  return trimmed
 }

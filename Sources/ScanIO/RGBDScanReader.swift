@@ -15,6 +15,8 @@ public final class RGBDScanReader: ScanReader {
 
   public let path: String
   public let header: ScanHeader
+  /// How the stream stores depth and colour.
+  public let layout: RGBDStreamLayout
   public let frameCount: Int
   public let warnings: [ScanWarning]
   /// Byte offset of frame 0.
@@ -40,13 +42,15 @@ public final class RGBDScanReader: ScanReader {
       throw .headerPastEnd(path: path, headerLength: headerLength, fileSize: file.size)
     }
     let json = Data(try scanIO { () throws(FileAccessError) in try file.bytes(count: headerLength, at: 16) })
-    let (header, _) = try ScanHeader.parse(json: json, path: path, source: .stream)
+    let (header, stream, _) = try ScanHeader.parse(json: json, path: path, source: .stream)
+    let layout = stream ?? RGBDStreamLayout()
 
     self.path = path
     self.file = file
     self.header = header
+    self.layout = layout
     self.firstFrameOffset = 16 + headerLength
-    self.frameSize = header.streamFrameSize
+    self.frameSize = layout.frameSize(for: header)
     let frameBytes = file.size - firstFrameOffset
     self.frameCount = frameBytes / frameSize
     let remainder = frameBytes % frameSize
@@ -67,7 +71,7 @@ public final class RGBDScanReader: ScanReader {
     let start = firstFrameOffset + index * frameSize
     let time = try timestamp(at: index)
     let samples = header.depthWidth * header.depthHeight
-    let depthBytes = samples * header.depthEncoding.bytesPerSample
+    let depthBytes = samples * layout.depthEncoding.bytesPerSample
     let metres = try readDepth(samples: samples, at: start + 8)
     let colourBytes = header.colorWidth * header.colorHeight * 4
     let bgra = try [UInt8](unsafeUninitializedCapacity: colourBytes) { (buffer, count) throws(ScanIOError) in
@@ -82,7 +86,7 @@ public final class RGBDScanReader: ScanReader {
 
   /// Reads `samples` depth values at `offset` and converts them to metres (NaN = no depth).
   private func readDepth(samples: Int, at offset: Int) throws(ScanIOError) -> [Float] {
-    let encoding = header.depthEncoding
+    let encoding = layout.depthEncoding
     return try [Float](unsafeUninitializedCapacity: samples) { (out, count) throws(ScanIOError) in
       switch encoding {
       case .float32, .disparity32:

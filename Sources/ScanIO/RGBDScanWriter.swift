@@ -16,6 +16,8 @@ public final class RGBDScanWriter {
   public let path: String
   /// The header written at the top.
   public let header: ScanHeader
+  /// How frames are stored (the header's `depth.encoding`/`color.encoding`).
+  public let layout: RGBDStreamLayout
   /// Frames appended so far.
   public private(set) var frameCount = 0
   private let temporaryPath: String
@@ -23,17 +25,20 @@ public final class RGBDScanWriter {
   private var buffer: [UInt8]
 
   /// Creates the temporary file and writes the preamble and header.
+  /// - Parameters:
+  ///   - layout: how depth is stored; `float32` metres by default.
   /// - Throws: ``ScanIOError/cannotWrite(path:reason:)``, or a header error when `header` is unusable.
-  public init(path: String, header: ScanHeader) throws(ScanIOError) {
+  public init(path: String, header: ScanHeader, layout: RGBDStreamLayout = RGBDStreamLayout()) throws(ScanIOError) {
     try header.validate(path: path)
     try scanIO { () throws(FileAccessError) in try AtomicFile.checkFolder(of: path) }
     self.path = path
     self.header = header
+    self.layout = layout
     self.temporaryPath = AtomicFile.temporaryPath(beside: path)
-    self.buffer = [UInt8](repeating: 0, count: header.streamFrameSize)
+    self.buffer = [UInt8](repeating: 0, count: layout.frameSize(for: header))
     descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
-    let json = header.jsonData()
+    let json = header.jsonData(stream: layout, depthScale: nil)
     var preamble = RGBDScanReader.magic
     withUnsafeBytes(of: RGBDScanReader.version.littleEndian) { preamble += $0 }
     withUnsafeBytes(of: UInt32(json.count).littleEndian) { preamble += $0 }
@@ -56,7 +61,7 @@ public final class RGBDScanWriter {
     precondition(descriptor >= 0, "append after finish()")
     precondition(depthMetres.count == header.depthWidth * header.depthHeight, "depth sample count")
     precondition(colorBGRA.count == header.colorWidth * header.colorHeight * 4, "colour byte count")
-    let encoding = header.depthEncoding
+    let encoding = layout.depthEncoding
     buffer.withUnsafeMutableBytes { raw in
       raw.storeBytes(of: timestamp.bitPattern.littleEndian, toByteOffset: 0, as: UInt64.self)
       var offset = 8

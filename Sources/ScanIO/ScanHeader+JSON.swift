@@ -28,7 +28,7 @@ struct ScanHeaderJSON: Codable {
 }
 
 extension ScanHeader {
-  /// Which file the JSON came from: the stream needs a depth encoding, a folder does not.
+  /// Which file the JSON came from: the stream needs its encodings (``RGBDStreamLayout``), a folder does not.
   enum JSONSource {
     case stream
     case tumCamera
@@ -36,27 +36,27 @@ extension ScanHeader {
 
   /// Parses and checks a header; every error names `path` and, where there is one, the key.
   static func parse(json data: Data, path: String, source: JSONSource) throws(ScanIOError) -> (
-    ScanHeader, depthScale: Double
+    ScanHeader, stream: RGBDStreamLayout?, depthScale: Double
   ) {
     let raw = try decodeJSON(ScanHeaderJSON.self, from: data, path: path)
-    let depthEncoding: DepthEncoding
+    var stream: RGBDStreamLayout?
     switch source {
     case .stream:
       guard let name = raw.depth.encoding else { throw .missingKey(path: path, key: "depth.encoding") }
-      guard let encoding = DepthEncoding(rawValue: name) else {
+      guard let encoding = RGBDStreamLayout.DepthEncoding(rawValue: name) else {
         throw .invalidValue(
           path: path, key: "depth.encoding",
-          detail: "'\(name)' is not one of \(DepthEncoding.allCases.map(\.rawValue).joined(separator: ", "))")
+          detail: "'\(name)' is not one of \(RGBDStreamLayout.DepthEncoding.allCases.map(\.rawValue).joined(separator: ", "))")
       }
-      depthEncoding = encoding
-      if let colour = raw.color.encoding, colour != "bgra8" {
+      stream = RGBDStreamLayout(depthEncoding: encoding)
+      if let colour = raw.color.encoding, colour != RGBDStreamLayout.colorEncoding {
         throw .invalidValue(path: path, key: "color.encoding", detail: "'\(colour)' is not supported (only bgra8)")
       }
     case .tumCamera:
-      depthEncoding = .float32
+      stream = nil
     }
     let header = ScanHeader(
-      depthWidth: raw.depth.width, depthHeight: raw.depth.height, depthEncoding: depthEncoding,
+      depthWidth: raw.depth.width, depthHeight: raw.depth.height,
       colorWidth: raw.color.width, colorHeight: raw.color.height, intrinsics: raw.intrinsics,
       fps: raw.fps ?? 30,
       markers: MarkerSpec(dictionary: raw.markers.dictionary, sideLength: raw.markers.sideLength),
@@ -66,7 +66,7 @@ extension ScanHeader {
     guard depthScale.isFinite, depthScale > 0 else {
       throw .invalidValue(path: path, key: "depthScale", detail: "must be a positive number")
     }
-    return (header, depthScale)
+    return (header, stream, depthScale)
   }
 
   /// Checks sizes, camera and marker values for sense.
@@ -109,11 +109,12 @@ extension ScanHeader {
     }
   }
 
-  /// The header as JSON (sorted keys), as a stream header or `camera.json`.
-  func jsonData(depthScale: Double? = nil) -> Data {
+  /// The header as JSON (sorted keys): a stream header with `stream`'s encodings, or a TUM
+  /// folder's `camera.json` with `depthScale`.
+  func jsonData(stream: RGBDStreamLayout?, depthScale: Double?) -> Data {
     let raw = ScanHeaderJSON(
-      depth: .init(width: depthWidth, height: depthHeight, encoding: depthScale == nil ? depthEncoding.rawValue : nil),
-      color: .init(width: colorWidth, height: colorHeight, encoding: depthScale == nil ? "bgra8" : nil),
+      depth: .init(width: depthWidth, height: depthHeight, encoding: stream?.depthEncoding.rawValue),
+      color: .init(width: colorWidth, height: colorHeight, encoding: stream.map { _ in RGBDStreamLayout.colorEncoding }),
       intrinsics: intrinsics, fps: fps,
       markers: .init(dictionary: markers.dictionary, sideLength: markers.sideLength),
       cap: capMarkerCount.map { .init(markerCount: $0) }, recordedAt: recordedAt, patientID: patientID,

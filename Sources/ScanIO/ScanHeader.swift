@@ -1,31 +1,9 @@
-/// What a scan says about itself: image layouts, camera, markers, cap.
+/// What a scan says about itself, whatever its format: image sizes, camera, markers, cap.
 ///
 /// Read from the `.rgbdscan` JSON header (contract §1) or a TUM folder's
-/// `camera.json` (contract §2). Lengths are metres.
+/// `camera.json` (contract §2). Lengths are metres. How a format stores its
+/// samples is the format's own business (``RGBDStreamLayout`` for the stream).
 public struct ScanHeader: Sendable, Hashable {
-  /// How depth samples are stored in a stream.
-  public enum DepthEncoding: String, Sendable, Hashable, CaseIterable {
-    /// IEEE single, metres.
-    case float32
-    /// IEEE half, metres.
-    case float16
-    /// IEEE single, inverse depth in 1/m (depth = 1 / disparity).
-    case disparity32
-    /// IEEE half, inverse depth in 1/m.
-    case disparity16
-
-    /// Bytes one sample takes in the file.
-    public var bytesPerSample: Int {
-      switch self {
-      case .float32, .disparity32: return 4
-      case .float16, .disparity16: return 2
-      }
-    }
-
-    /// Whether samples are inverse depth.
-    public var isDisparity: Bool { self == .disparity32 || self == .disparity16 }
-  }
-
   /// The ArUco markers on the cap.
   public struct MarkerSpec: Sendable, Hashable {
     /// An OpenCV predefined dictionary name, e.g. `DICT_4X4_50`.
@@ -43,8 +21,6 @@ public struct ScanHeader: Sendable, Hashable {
   public var depthWidth: Int
   /// Depth map height, pixels.
   public var depthHeight: Int
-  /// Depth sample encoding (streams only; TUM folders hold 16-bit PNG).
-  public var depthEncoding: DepthEncoding
   /// Colour image width, pixels.
   public var colorWidth: Int
   /// Colour image height, pixels.
@@ -63,14 +39,13 @@ public struct ScanHeader: Sendable, Hashable {
   public var patientID: String?
 
   public init(
-    depthWidth: Int, depthHeight: Int, depthEncoding: DepthEncoding = .float32,
+    depthWidth: Int, depthHeight: Int,
     colorWidth: Int, colorHeight: Int, intrinsics: CameraIntrinsics, fps: Double = 30,
     markers: MarkerSpec, capMarkerCount: Int? = nil, recordedAt: String? = nil,
     patientID: String? = nil
   ) {
     self.depthWidth = depthWidth
     self.depthHeight = depthHeight
-    self.depthEncoding = depthEncoding
     self.colorWidth = colorWidth
     self.colorHeight = colorHeight
     self.intrinsics = intrinsics
@@ -91,8 +66,4 @@ public struct ScanHeader: Sendable, Hashable {
     intrinsics.scaled(toWidth: colorWidth, height: colorHeight)
   }
 
-  /// Bytes of one stream frame: timestamp, depth samples, BGRA colour.
-  public var streamFrameSize: Int {
-    8 + depthWidth * depthHeight * depthEncoding.bytesPerSample + colorWidth * colorHeight * 4
-  }
 }

@@ -51,15 +51,12 @@ public struct ScanFrameIterator {
   }
 }
 
-/// Opens a scan: a `.rgbdscan` stream file or a TUM-style folder.
+/// Opens a scan in any registered format (``ScanFormats/registered``): a `.rgbdscan` stream
+/// file or a TUM-style folder.
 ///
-/// - Parameter path: a file (read as a stream, whatever its extension) or a folder.
+/// - Parameter path: a file or a folder; its format is recognised by content (a file that no
+///   format recognises is read as a stream, whatever its extension, and fails as one).
 /// - Throws: ``ScanIOError`` naming the file and the problem.
 public func openScan(at path: String) throws(ScanIOError) -> any ScanReader {
-  var isFolder: ObjCBool = false
-  guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-    throw .cannotOpen(path: path, reason: "no such file or folder")
-  }
-  if isFolder.boolValue { return try TUMFolderReader(path: path) }
-  return try RGBDScanReader(path: path)
+  try ScanFormats.format(of: path).open(path)
 }

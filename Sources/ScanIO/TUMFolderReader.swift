@@ -27,7 +27,7 @@ public final class TUMFolderReader: ScanReader {
     let root = path.hasSuffix("/") ? String(path.dropLast()) : path
     let cameraPath = root + "/camera.json"
     guard FileManager.default.fileExists(atPath: cameraPath) else { throw .missingFile(path: cameraPath) }
-    let (header, scale) = try ScanHeader.parse(json: try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: cameraPath) }, path: cameraPath, source: .tumCamera)
+    let (header, _, scale) = try ScanHeader.parse(json: try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: cameraPath) }, path: cameraPath, source: .tumCamera)
     let colour = try Self.readIndex(root + "/rgb.txt")
     let depth = try Self.readIndex(root + "/depth.txt")
     let (pairs, unpairedColour, unpairedDepth) = Self.pair(colour: colour, depth: depth)

@@ -82,7 +82,7 @@ public final class TUMFolderWriter {
     do {
       try colourIndex.write(toFile: temporaryPath + "/rgb.txt", atomically: false, encoding: .utf8)
       try depthIndex.write(toFile: temporaryPath + "/depth.txt", atomically: false, encoding: .utf8)
-      try header.jsonData(depthScale: depthScale).write(to: URL(fileURLWithPath: temporaryPath + "/camera.json"))
+      try header.jsonData(stream: nil, depthScale: depthScale).write(to: URL(fileURLWithPath: temporaryPath + "/camera.json"))
     } catch {
       throw .cannotWrite(path: path, reason: (error as NSError).localizedDescription)
     }

@@ -26,7 +26,7 @@ public struct SimulationOptions: Sendable, Hashable {
   /// Noise and dropouts of the depth camera.
   public var sensor = SensorModel()
   /// How depth is stored in a stream.
-  public var depthEncoding: ScanHeader.DepthEncoding = .float32
+  public var depthEncoding: RGBDStreamLayout.DepthEncoding = .float32
   /// Stickers that fall off: marker id → first frame without it.
   public var lostMarkers: [Int: Int] = [:]
   /// Frames taken while the phone jerked: frame index → length of the horizontal motion
@@ -121,7 +121,7 @@ public func simulateScan(
   let renderer = try FrameRenderer(head: head, layout: layout, intrinsics: intrinsics, sensor: options.sensor, lostFrom: lost)
 
   let header = ScanHeader(
-    depthWidth: options.width, depthHeight: options.height, depthEncoding: options.depthEncoding,
+    depthWidth: options.width, depthHeight: options.height,
     colorWidth: options.width, colorHeight: options.height, intrinsics: SimulationOptions.baseIntrinsics,
     fps: options.fps, markers: .init(dictionary: options.dictionary, sideLength: options.markerSide),
     capMarkerCount: options.markerCount > 0 ? options.markerCount : nil, recordedAt: "2026-11-21T10:15:00Z", patientID: "simulated-\(options.seed)")
@@ -129,7 +129,7 @@ public func simulateScan(
   let finish: () throws -> Void
   switch format {
   case .stream:
-    let writer = try RGBDScanWriter(path: path, header: header)
+    let writer = try RGBDScanWriter(path: path, header: header, layout: RGBDStreamLayout(depthEncoding: options.depthEncoding))
     append = { try writer.append(timestamp: $0, depthMetres: $1, colorBGRA: $2) }
     finish = { try writer.finish() }
   case .tum, .tumJPEG:

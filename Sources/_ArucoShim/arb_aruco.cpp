@@ -2,6 +2,7 @@
 // catches everything: a C++ exception that reached Swift would end the process.
 
 #include "arb_aruco.h"
+#include "native_support.h"
 
 #include <opencv2/aruco.hpp>
 #include <opencv2/calib3d.hpp>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,12 +23,7 @@ struct arb_detector {
 
 namespace {
 
-void copy_message(char *message, size_t capacity, const std::string &text) {
-  if (message == nullptr || capacity == 0) return;
-  size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
-  std::memcpy(message, text.data(), n);
-  message[n] = '\0';
-}
+using ns::copy_message;
 
 struct NamedDictionary {
   const char *name;
@@ -91,21 +88,10 @@ void to_params(const arb_detector_params &in, cv::aruco::DetectorParameters &out
   out.errorCorrectionRate = in.error_correction_rate;
 }
 
-// Runs `body`, turning any exception into a status and message.
+// Runs `body`, turning any exception into a status and message (native_support.h).
 template <typename Body>
 arb_status guarded(char *message, size_t capacity, Body body) noexcept {
-  try {
-    return body();
-  } catch (const cv::Exception &e) {
-    copy_message(message, capacity, std::string("OpenCV: ") + e.what());
-    return ARB_OPENCV_ERROR;
-  } catch (const std::exception &e) {
-    copy_message(message, capacity, e.what());
-    return ARB_INTERNAL_ERROR;
-  } catch (...) {
-    copy_message(message, capacity, "unknown C++ exception");
-    return ARB_INTERNAL_ERROR;
-  }
+  return ns::guarded<cv::Exception>(message, capacity, "OpenCV: ", ARB_OPENCV_ERROR, ARB_INTERNAL_ERROR, body);
 }
 
 // Copies a PnP solution out and, when asked, its RMS reprojection error in pixels.
@@ -186,11 +172,12 @@ arb_status arb_detector_create(const char *dictionary_name, const arb_detector_p
       copy_message(message, message_capacity, "detector parameters out of range");
       return ARB_INVALID_ARGUMENT;
     }
-    auto detector = new arb_detector();
+    // Owned until handed out, so a throw while filling it in frees it.
+    auto detector = std::make_unique<arb_detector>();
     detector->dictionary = cv::aruco::getPredefinedDictionary(id);
     detector->params = cv::aruco::DetectorParameters::create();
     to_params(*params, *detector->params);
-    *out = detector;
+    *out = detector.release();
     return ARB_OK;
   });
 }

@@ -1,6 +1,7 @@
 // C shim over Eigen and PCL. Every entry point is noexcept and catches everything.
 
 #include "gs_geometry.h"
+#include "native_support.h"
 
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
@@ -13,32 +14,18 @@
 
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace {
 
-void copy_message(char *message, size_t capacity, const std::string &text) {
-  if (message == nullptr || capacity == 0) return;
-  size_t n = text.size() < capacity - 1 ? text.size() : capacity - 1;
-  std::memcpy(message, text.data(), n);
-  message[n] = '\0';
-}
+using ns::copy_message;
 
+// Runs `body`, turning any exception into a status and message (native_support.h).
 template <typename Body>
 gs_status guarded(char *message, size_t capacity, Body body) noexcept {
-  try {
-    return body();
-  } catch (const pcl::PCLException &e) {
-    copy_message(message, capacity, std::string("PCL: ") + e.what());
-    return GS_INTERNAL_ERROR;
-  } catch (const std::exception &e) {
-    copy_message(message, capacity, e.what());
-    return GS_INTERNAL_ERROR;
-  } catch (...) {
-    copy_message(message, capacity, "unknown C++ exception");
-    return GS_INTERNAL_ERROR;
-  }
+  return ns::guarded<pcl::PCLException>(message, capacity, "PCL: ", GS_INTERNAL_ERROR, GS_INTERNAL_ERROR, body);
 }
 
 pcl::PointCloud<pcl::PointXYZ>::Ptr to_cloud(const float *xyz, int32_t n) {
@@ -264,9 +251,10 @@ gs_tree *gs_tree_create(const float *xyz, int32_t n, char *message, size_t messa
       copy_message(message, message_capacity, "a k-d tree needs at least one point");
       return GS_INVALID_ARGUMENT;
     }
-    auto tree = new gs_tree();
+    // Owned until handed out, so a throw while building it frees it.
+    auto tree = std::make_unique<gs_tree>();
     tree->tree.setInputCloud(to_cloud(xyz, n));
-    made = tree;
+    made = tree.release();
     return GS_OK;
   });
   return status == GS_OK ? made : nullptr;

@@ -9,13 +9,15 @@ struct BatchCommand: ParsableCommand {
     commandName: "batch",
     abstract: "Reconstruct and measure every scan in a folder (with its landmarks), in parallel, resumably.",
     discussion: """
-      Scans are the folder's *.rgbdscan files and TUM-style subfolders; each needs NAME.landmarks.json
+      Scans are the folder's *.rgbdscan files and TUM-style subfolders (every registered scan format,
+      recognised by content); each needs NAME.landmarks.json
       beside it (or pass --frame auto). Each scan runs as its own `headscan measure` process, so one bad
       scan cannot take the others down; OUT/NAME.json is its report (contract §6). A scan whose report
       is newer than the scan and its landmarks is skipped, so an interrupted batch resumes where it
       stopped. OUT/summary.csv has one row per scan. Exit 1 when any scan failed (listed with why).
 
-      On a cluster, run one `headscan measure` per job instead (docs/batch.md shows a job array).
+      On a cluster, run one `headscan measure` per job instead (docs/command-line.md, "Many scans",
+      shows a Slurm job array).
 
       Examples:
         headscan batch scans --out reports
@@ -63,7 +65,10 @@ struct BatchCommand: ParsableCommand {
   func run() throws {
     try reportingErrors {
       let items = try Self.scans(in: scans)
-      guard !items.isEmpty else { throw CommandError("\(scans): no scans (*.rgbdscan files or TUM folders)") }
+      guard !items.isEmpty else {
+        let kinds = ScanFormats.registered.map(\.title).joined(separator: ", ")
+        throw CommandError("\(scans): no scans (\(kinds))")
+      }
       do {
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
       } catch {
@@ -161,7 +166,8 @@ struct BatchCommand: ParsableCommand {
     try AtomicFile.write(Data((lines.joined(separator: "\n") + "\n").utf8), to: out + "/summary.csv")
   }
 
-  /// The folder's scans, sorted by name: `*.rgbdscan` files and folders holding `rgb.txt`.
+  /// The folder's scans, sorted by name: every entry a registered scan format recognises
+  /// (``ScanFormats/recognising(_:)``: `*.rgbdscan` files, TUM folders, …), hidden ones aside.
   static func scans(in folder: String) throws -> [Item] {
     let names: [String]
     do {
@@ -171,17 +177,9 @@ struct BatchCommand: ParsableCommand {
     }
     return names.sorted().compactMap { name -> Item? in
       let path = folder + "/" + name
-      var isFolder: ObjCBool = false
-      guard !name.hasPrefix("."), FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
-      let base: String
-      if isFolder.boolValue {
-        guard FileManager.default.fileExists(atPath: path + "/rgb.txt") else { return nil }
-        base = name
-      } else {
-        guard name.hasSuffix(".rgbdscan") else { return nil }
-        base = String(name.dropLast(".rgbdscan".count))
-      }
-      return Item(name: base, path: path, landmarks: companionBase(of: path) + ".landmarks.json")
+      guard !name.hasPrefix("."), ScanFormats.recognising(path) != nil else { return nil }
+      let base = companionBase(of: path)
+      return Item(name: URL(fileURLWithPath: base).lastPathComponent, path: path, landmarks: base + ".landmarks.json")
     }
   }
 

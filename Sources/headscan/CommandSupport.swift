@@ -76,21 +76,22 @@ func writeJSON<T: Encodable>(_ value: T, to path: String) throws {
   try AtomicFile.write(try encoder.encode(value), to: path)
 }
 
-/// What kind of input a path holds, by its first bytes (not its name).
+/// What kind of input a path holds, by its content (not its name).
 enum InputKind {
   case scan
   case image
 
+  /// A scan when a registered scan format recognises `path` or it is a folder; an image when
+  /// the file starts like a PNG or JPEG; otherwise a scan (opening it then says what is wrong).
   static func of(_ path: String) throws -> InputKind {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
       throw CommandError("\(path): no such file or folder")
     }
-    if isFolder.boolValue { return .scan }
-    guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandError("\(path): cannot open for reading") }
-    defer { try? handle.close() }
-    let head = [UInt8](handle.readData(ofLength: 8))
-    if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) || head.starts(with: [0xFF, 0xD8, 0xFF]) { return .image }
+    if isFolder.boolValue || ScanFormats.registered.contains(where: { $0.detects(path) }) { return .scan }
+    guard FileManager.default.isReadableFile(atPath: path) else { throw CommandError("\(path): cannot open for reading") }
+    let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47], jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
+    if ScanFormat.file(path, startsWith: png) || ScanFormat.file(path, startsWith: jpeg) { return .image }
     return .scan
   }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import _HeadScanSupport
 
 /// The `headscan` command: infant head shape from TrueDepth scans with an ArUco cap.
 @main
@@ -18,6 +19,7 @@ struct Headscan: ParsableCommand {
         headscan batch scans --out reports
         headscan validate calliper.csv --reports reports --plots bland-altman
       """,
+    version: headscanVersion,
     subcommands: [
       InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
       BatchCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,

@@ -11,13 +11,13 @@ struct InspectCommand: ParsableCommand {
     abstract: "Summarise a scan: header, frames, duration, depth validity and markers.",
     discussion: """
       Examples:
-        headscan inspect fixtures/scans/orbit-small.rgbdscan
-        headscan inspect scan.rgbdscan --stride 10 --json summary.json
+        headscan inspect fixtures/scans/orbit-small
+        headscan inspect fixtures/scans/tiny.rgbdscan --stride 10 --json summary.json
         headscan inspect fixtures/scans/orbit-small --snapshot frame.png --frame 12
         headscan inspect fixtures/scans/orbit-small --overlap
       """)
 
-  @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
+  @Argument(help: "A scan: a .rgbdscan file or a TUM-style folder (any format of ScanFormats.registered).")
   var scan: String
 
   @Option(help: "Look at every n-th frame only (faster on long scans).")
@@ -80,7 +80,8 @@ struct InspectCommand: ParsableCommand {
   func run() throws {
     try reportingErrors {
       for output in [json, snapshot].compactMap({ $0 }) { try checkOutput(output, isNot: [scan]) }
-      let reader = try openScan(at: scan)
+      let format = try ScanFormats.format(of: scan)
+      let reader = try format.open(scan)
       let h = reader.header
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       let indices = Array(Swift.stride(from: 0, to: reader.frameCount, by: stride))
@@ -90,8 +91,8 @@ struct InspectCommand: ParsableCommand {
       var perMarker: [Int: Int] = [:]
       for d in detections { for m in d.markers { perMarker[m.id, default: 0] += 1 } }
       let summary = Summary(
-        path: scan, format: reader is TUMFolderReader ? "TUM folder" : ".rgbdscan v1",
-        depth: "\(h.depthWidth)×\(h.depthHeight) \(reader is TUMFolderReader ? "16-bit PNG" : h.depthEncoding.rawValue)",
+        path: scan, format: format.title,
+        depth: "\(h.depthWidth)×\(h.depthHeight) \(format.depthStorage(of: reader))",
         color: "\(h.colorWidth)×\(h.colorHeight) BGRA", intrinsics: h.intrinsics, fps: h.fps,
         dictionary: h.markers.dictionary, markerSideLength: h.markers.sideLength, capMarkerCount: h.capMarkerCount,
         patientID: h.patientID, recordedAt: h.recordedAt, frames: reader.frameCount,

@@ -15,8 +15,8 @@ struct MarkersCommand: ParsableCommand {
       Uses OpenCV's default detector parameters unless --refine says otherwise.
 
       Examples:
-        headscan markers fixtures/scans/orbit-small.rgbdscan --json markers.json
-        headscan markers photo.jpg --json photo-markers.json --dictionary DICT_6X6_250
+        headscan markers fixtures/scans/tiny.rgbdscan --json markers.json
+        headscan markers ../shared/data/opencv-aruco/singlemarkersoriginal.jpg --json photo-markers.json --dictionary DICT_6X6_250
       """)
 
   @Argument(help: "A .rgbdscan file, a TUM-style scan folder, or a PNG/JPEG image.")

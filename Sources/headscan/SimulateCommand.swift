@@ -37,7 +37,7 @@ struct SimulateCommand: ParsableCommand {
   @Option(help: "Depth noise σ at 0.3 m, mm.") var depthNoise: Double = 0.5
   @Option(help: "Colour noise σ, grey levels.") var colourNoise: Double = 1.5
   @Option(help: "Depth encoding of a stream: float32, float16, disparity32, disparity16.")
-  var depthEncoding: ScanHeader.DepthEncoding = .float32
+  var depthEncoding: RGBDStreamLayout.DepthEncoding = .float32
   @Option(help: "Output format: stream, tum or tum-jpeg (default from the name: stream for .rgbdscan).") var format: SimulationFormat?
   @Option(name: .customLong("lose-marker"), help: "A sticker that falls off, as ID@FRAME (repeatable).")
   var lostMarkers: [String] = []
@@ -109,4 +109,4 @@ struct SimulateCommand: ParsableCommand {
 
 extension HeadShape.FlattenedQuarter: ExpressibleByArgument {}
 extension SimulationFormat: ExpressibleByArgument {}
-extension ScanHeader.DepthEncoding: ExpressibleByArgument {}
+extension RGBDStreamLayout.DepthEncoding: ExpressibleByArgument {}

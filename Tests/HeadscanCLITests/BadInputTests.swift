@@ -106,7 +106,7 @@ struct BadInputTests {
     let reader = try RGBDScanReader(path: path)
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     if nanDepth {
-      #expect(reader.header.depthEncoding == .float16)
+      #expect(reader.layout.depthEncoding == .float16)
       let samples = reader.header.depthWidth * reader.header.depthHeight
       for f in 0..<reader.frameCount {
         let depth = reader.firstFrameOffset + f * reader.frameSize + 8

@@ -17,11 +17,12 @@ struct MarkersCommandTests {
     var frames: [Frame]
   }
 
-  @Test func tutorialImageGivesTheSixMarkersInContractJSON() throws {
-    guard let image = TestFiles.sharedData("opencv-aruco/singlemarkersoriginal.jpg") else {
-      print("SKIPPED: ../shared/data/opencv-aruco is absent; CLI image test not run")
-      return
-    }
+  /// OpenCV's tutorial image, from `../shared/data` beside the repository (skipped without it).
+  static let tutorialImage = TestFiles.sharedData("opencv-aruco/singlemarkersoriginal.jpg")
+
+  @Test(.enabled(if: tutorialImage != nil, "../shared/data/opencv-aruco is absent"))
+  func tutorialImageGivesTheSixMarkersInContractJSON() throws {
+    let image = try #require(Self.tutorialImage)
     try TestFiles.withTemporaryFolder { folder in
       let out = folder.appendingPathComponent("m.json").path
       let run = try Headscan.run(["markers", image.path, "--json", out, "--dictionary", "DICT_6X6_250"])

@@ -63,10 +63,9 @@ struct RGBDScanReaderTests {
     }
   }
 
-  @Test(arguments: ScanHeader.DepthEncoding.allCases)
-  func writerRoundTripsEveryEncoding(encoding: ScanHeader.DepthEncoding) throws {
-    var header = StreamFixtures.header
-    header.depthEncoding = encoding
+  @Test(arguments: RGBDStreamLayout.DepthEncoding.allCases)
+  func writerRoundTripsEveryEncoding(encoding: RGBDStreamLayout.DepthEncoding) throws {
+    let header = StreamFixtures.header
     var random = SeededGenerator(seed: 7)
     let depths: [[Float]] = (0..<4).map { _ in
       (0..<(32 * 24)).map { i in i % 17 == 0 ? .nan : Float.random(in: 0.2...0.6, using: &random) }
@@ -74,12 +73,14 @@ struct RGBDScanReaderTests {
     let colours: [[UInt8]] = (0..<4).map { _ in (0..<(64 * 48 * 4)).map { _ in UInt8.random(in: 0...255, using: &random) } }
     try TestFiles.withTemporaryFolder { folder in
       let path = folder.appendingPathComponent("round.rgbdscan").path
-      let writer = try RGBDScanWriter(path: path, header: header)
+      let writer = try RGBDScanWriter(path: path, header: header, layout: RGBDStreamLayout(depthEncoding: encoding))
       for k in 0..<4 { try writer.append(timestamp: Double(k) * 0.1, depthMetres: depths[k], colorBGRA: colours[k]) }
       #expect(!FileManager.default.fileExists(atPath: path), "nothing at the destination before finish()")
       try writer.finish()
       let reader = try RGBDScanReader(path: path)
       #expect(reader.header == header)
+      #expect(reader.layout == RGBDStreamLayout(depthEncoding: encoding))
+      #expect(reader.frameSize == 8 + 32 * 24 * encoding.bytesPerSample + 64 * 48 * 4)
       #expect(reader.frameCount == 4)
       for k in 0..<4 {
         let frame = try reader.frame(at: k)

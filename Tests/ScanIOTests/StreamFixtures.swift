@@ -45,7 +45,7 @@ enum StreamFixtures {
 
   static var header: ScanHeader {
     ScanHeader(
-      depthWidth: 32, depthHeight: 24, depthEncoding: .float32, colorWidth: 64, colorHeight: 48,
+      depthWidth: 32, depthHeight: 24, colorWidth: 64, colorHeight: 48,
       intrinsics: CameraIntrinsics(fx: 593, fy: 593, cx: 319.5, cy: 239.5, width: 640, height: 480),
       markers: .init(dictionary: "DICT_4X4_50", sideLength: 0.016), capMarkerCount: 40)
   }
