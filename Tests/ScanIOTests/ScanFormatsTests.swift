@@ -44,7 +44,8 @@ struct ScanFormatsTests {
   @Test func foldersFallBackToTUMWithItsOwnMessage() throws {
     try TestFiles.withTemporaryFolder { folder in
       #expect(ScanFormats.recognising(folder.path) == nil)
-      #expect(try ScanFormats.format(of: folder.path).name == "tum")
+      let fallback = try ScanFormats.format(of: folder.path)
+      #expect(fallback.name == "tum")
       #expect(throws: ScanIOError.missingFile(path: folder.path + "/camera.json")) { try openScan(at: folder.path) }
     }
     let fixture = TestFiles.fixture("scans/orbit-small").path
