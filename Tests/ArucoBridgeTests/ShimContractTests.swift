@@ -26,7 +26,7 @@ struct ShimContractTests {
     let status = arb_detector_detect(nil, nil, 10, 10, 10, 1, nil, nil, 0, &count, &message, message.count)
     #expect(status == ARB_INVALID_ARGUMENT)
     #expect(count == 0)
-    #expect(String(cString: message).contains("null"))
+    #expect(String(decoding: message.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self).contains("null"))
   }
 
   @Test func markerIdOutsideTheDictionaryIsRejected() {
