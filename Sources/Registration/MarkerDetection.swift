@@ -52,7 +52,7 @@ public func detectMarkers(
 /// serial `consume` overlaps with the parallel work; memory holds two batches.
 /// - Throws: the first error in item order (from `work` or `consume`), after the batch in
 ///   flight has finished.
-func forEachInParallelBatches<Item: Sendable, Value>(
+package func forEachInParallelBatches<Item: Sendable, Value>(
   _ items: [Item], work: @escaping @Sendable (Item) throws -> Value, consume: (Value) throws -> Void,
   progress: (Int, Int) -> Void = { _, _ in }
 ) throws {

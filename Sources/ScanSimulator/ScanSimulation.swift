@@ -1,6 +1,7 @@
 import CVAI
 import Dispatch
 import Foundation
+import Landmarks
 import PointCloud
 import ScanIO
 
