@@ -23,7 +23,7 @@ extension MeasureReport {
     } catch DecodingError.valueNotFound(let type, let context) {
       throw ReportError(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' \(Self.kind(type))")
     } catch DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty {
-      throw ReportError(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' has an unknown value")
+      throw ReportError(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' has an invalid value")
     } catch {
       throw ReportError(path: path, problem: "not a headscan report (invalid JSON)")
     }
