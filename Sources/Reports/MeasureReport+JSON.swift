@@ -18,7 +18,7 @@ extension MeasureReport {
       self = try JSONDecoder().decode(MeasureReport.self, from: data)
     } catch DecodingError.keyNotFound(let key, let context) {
       throw ReportError(path: path, problem: "missing report key '\(Self.keyPath(context.codingPath + [key]))'")
-    } catch DecodingError.typeMismatch(let type, let context) {
+    } catch DecodingError.typeMismatch(let type, let context) where !context.codingPath.isEmpty {
       throw ReportError(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' \(Self.kind(type))")
     } catch DecodingError.valueNotFound(let type, let context) {
       throw ReportError(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' \(Self.kind(type))")

@@ -154,7 +154,7 @@ struct MeasureReportTests {
     (#"{"cvai": 1, "cva": 1, "diagonalA": 1, "diagonalB": 1, "ci": 1, "length": 1, "width": 1, "circumference": 1, "measurementLevel": 1, "severity": 1, "registration": {"frames": 3}}"#,
      "r.json: missing report key 'registration.framesRegistered'"),
     (#"{"cvai": "6", "cva": 4}"#, "r.json: report key 'cvai' is not a number"),
-    (#"{"cvai": 1, "cva": 1, "diagonalA": 1, "diagonalB": 1, "ci": 1, "length": 1, "width": 1, "circumference": 1, "measurementLevel": 1, "severity": 1.5, "registration": {}}"#,
+    (#"{"cvai": 1, "cva": 1, "diagonalA": 1, "diagonalB": 1, "ci": 1, "length": 1, "width": 1, "circumference": 1, "measurementLevel": 1, "severity": "2", "registration": {}}"#,
      "r.json: report key 'severity' is not a number"),
     (#"{"cvai": 1, "cva": 1, "diagonalA": 1, "diagonalB": 1, "ci": 1, "length": 1, "width": 1, "circumference": 1, "measurementLevel": 1, "severity": 1, "registration": {"frames": 1, "framesRegistered": 1, "markers": 1, "markersRegistered": 1, "cornerRMS": 1}, "cvaiDenominator": "middle"}"#,
      "r.json: report key 'cvaiDenominator' has an invalid value"),
