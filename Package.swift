@@ -19,6 +19,10 @@ let package = Package(
     .library(name: "ScanSimulator", targets: ["ScanSimulator"]),
     .library(name: "ScanEvaluation", targets: ["ScanEvaluation"]),
     .library(name: "Agreement", targets: ["Agreement"]),
+    .library(name: "OperatorGuidance", targets: ["OperatorGuidance"]),
+    .library(name: "Landmarks", targets: ["Landmarks"]),
+    .library(name: "Reports", targets: ["Reports"]),
+    .library(name: "HeadScan", targets: ["HeadScan"]),
     .executable(name: "headscan", targets: ["headscan"]),
   ],
   dependencies: [
@@ -30,30 +34,38 @@ let package = Package(
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
     .target(name: "CVAI", dependencies: ["PointCloud", "_HeadScanSupport"]),
-    .target(name: "Agreement", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
+    .target(name: "Agreement", dependencies: ["Reports", "_HeadScanSupport"]),
     .target(
       name: "Registration",
       dependencies: ["ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_HeadScanSupport"]),
+    .target(name: "OperatorGuidance", dependencies: ["Registration", "ScanIO", "ArucoBridge", "_HeadScanSupport"]),
+    .target(name: "Landmarks", dependencies: ["Registration", "CVAI", "ScanIO", "PointCloud"]),
+    .target(name: "Reports", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
+    .target(
+      name: "HeadScan",
+      dependencies: [
+        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "OperatorGuidance", "Landmarks", "CVAI", "Reports", "Agreement",
+        "_HeadScanSupport",
+      ]),
     .target(
       name: "ScanSimulator",
-      dependencies: ["ScanIO", "ArucoBridge", "CVAI", "_HeadScanSupport"]),
+      dependencies: ["ScanIO", "ArucoBridge", "CVAI", "Landmarks", "PointCloud", "_HeadScanSupport"]),
 
     .target(
       name: "ScanEvaluation",
-      dependencies: ["Registration", "ScanSimulator", "ScanIO", "PointCloud", "CVAI"]),
+      dependencies: ["HeadScan", "ScanSimulator"]),
 
     // Command-line tool.
     .executableTarget(
       name: "headscan",
       dependencies: [
         "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
-        "_HeadScanSupport",
+        "HeadScan", "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
-    // The library in under 30 lines: measure a scan (swift run -c release MeasureExample).
-    .executableTarget(
-      name: "MeasureExample", dependencies: ["ScanIO", "PointCloud", "Registration", "CVAI"], path: "Examples/MeasureExample"),
+    // The library in 15 lines: measure a scan (swift run -c release MeasureExample).
+    .executableTarget(name: "MeasureExample", dependencies: ["HeadScan"], path: "Examples/MeasureExample"),
 
     // Support for the modules above, `package` access only: no API (see its README).
     .target(name: "_HeadScanSupport", exclude: ["README.md"]),
@@ -90,10 +102,15 @@ let package = Package(
     .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport"]),
     .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "PointCloud", "ScanIO", "_ArucoShim", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
-    .testTarget(name: "AgreementTests", dependencies: ["Agreement", "CVAI", "_TestSupport"]),
+    .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "_TestSupport"]),
+    .testTarget(name: "ReportsTests", dependencies: ["Reports", "CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance"]),
+    .testTarget(
+      name: "HeadScanTests",
+      dependencies: ["HeadScan", "ScanSimulator", "ScanEvaluation", "_TestSupport"]),
     .testTarget(
       name: "ScanSimulatorTests",
-      dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_TestSupport"]),
+      dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "Landmarks", "PointCloud", "_TestSupport"]),
     .testTarget(
       name: "RegistrationTests",
       dependencies: [

@@ -25,6 +25,7 @@ let package = Package(
         .product(name: "PointCloud", package: "headscan"),
         .product(name: "Registration", package: "headscan"),
         .product(name: "CVAI", package: "headscan"),
+        .product(name: "Landmarks", package: "headscan"),
         .product(name: "ScanSimulator", package: "headscan"),
       ],
       path: "Benchmarks/PipelineStages",

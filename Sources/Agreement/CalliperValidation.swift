@@ -1,61 +1,8 @@
 import CVAI
 import Foundation
 import PointCloud
+import Reports
 import _HeadScanSupport
-
-/// The keys of a `headscan measure` report (contract §6) that validation reads; mm and percent.
-public struct MeasureReport: Sendable, Hashable, Codable {
-  public var cvai: Double
-  public var cva: Double
-  public var diagonalA: Double
-  public var diagonalB: Double
-  public var ci: Double
-  public var length: Double
-  public var width: Double
-  public var circumference: Double
-  public var severity: Int
-  /// `longer` (default) or `shorter`: which diagonal divided CVA in ``cvai``.
-  public var cvaiDenominator: String?
-
-  public init(
-    cvai: Double, cva: Double, diagonalA: Double, diagonalB: Double, ci: Double, length: Double, width: Double,
-    circumference: Double, severity: Int, cvaiDenominator: String? = nil
-  ) {
-    (self.cvai, self.cva, self.diagonalA, self.diagonalB, self.ci) = (cvai, cva, diagonalA, diagonalB, ci)
-    (self.length, self.width, self.circumference, self.severity, self.cvaiDenominator) = (length, width, circumference, severity, cvaiDenominator)
-  }
-
-  /// CVAI by the longer diagonal (contract default), whatever the report was asked for.
-  public var cvaiByLonger: Double {
-    cvaiDenominator == "shorter" ? abs(diagonalA - diagonalB) / max(diagonalA, diagonalB) * 100 : cvai
-  }
-
-  /// Reads a report file. Throws ``ReportError`` naming the file and the key.
-  public init(path: String) throws(ReportError) {
-    let data: Data
-    do {
-      data = try ReadOnlyFile.contents(of: path)
-    } catch {
-      throw ReportError(path: path, problem: error.problem)
-    }
-    do {
-      self = try JSONDecoder().decode(MeasureReport.self, from: data)
-    } catch DecodingError.keyNotFound(let key, _) {
-      throw ReportError(path: path, problem: "missing report key '\(key.stringValue)'")
-    } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
-      throw ReportError(path: path, problem: "report key '\(context.codingPath.map(\.stringValue).joined(separator: "."))' is not a number")
-    } catch {
-      throw ReportError(path: path, problem: "not a headscan report (invalid JSON)")
-    }
-  }
-}
-
-/// A report file that cannot be used.
-public struct ReportError: Error, Sendable, Hashable, CustomStringConvertible {
-  public var path: String
-  public var problem: String
-  public var description: String { "\(path): \(problem)" }
-}
 
 /// One compared measure.
 public enum ComparedMeasure: String, Sendable, CaseIterable, Codable {

@@ -30,7 +30,7 @@ public struct HeadFrame: Sendable, Hashable {
   }
 
   /// From named landmarks `nasion`, `noseTip`, `leftEar` and `rightEar` (one frame, metres),
-  /// e.g. what `liftLandmarks` returns.
+  /// e.g. `HeadLandmarks.named` of the Landmarks module as a dictionary.
   public init(landmarks: [String: SIMD3<Double>]) throws(HeadFrameError) {
     let names = ["nasion", "noseTip", "leftEar", "rightEar"]
     if let missing = names.first(where: { landmarks[$0] == nil }) { throw .degenerate("landmark '\(missing)' is missing") }

@@ -3,9 +3,9 @@ import PointCloud
 import _HeadScanSupport
 
 /// Swift face of the Eigen/PCL shim; each call turns a bad status into a throw.
-enum NativeGeometry {
-  struct Failure: Error, CustomStringConvertible {
-    var description: String
+package enum NativeGeometry {
+  package struct Failure: Error, CustomStringConvertible {
+    package var description: String
   }
 
   /// Points as the shim takes them: x, y, z packed (SIMD3 has a fourth, padding lane).
@@ -99,11 +99,11 @@ enum NativeGeometry {
 }
 
 /// A k-d tree over a fixed point set (PCL), for many nearest-distance queries.
-final class NearestPointIndex {
+package final class NearestPointIndex {
   private let tree: OpaquePointer
 
   /// - Throws: when the set is empty or PCL fails.
-  init(_ points: [SIMD3<Float>]) throws(NativeGeometry.Failure) {
+  package init(_ points: [SIMD3<Float>]) throws(NativeGeometry.Failure) {
     let flat = NativeGeometry.packed(points)
     var message = [CChar](repeating: 0, count: 256)
     guard let made = gs_tree_create(flat, Int32(points.count), &message, message.count) else {
@@ -115,7 +115,7 @@ final class NearestPointIndex {
   deinit { gs_tree_destroy(tree) }
 
   /// Mean over `queries` of the squared distance to the nearest point, each clipped at `limit` (squared units).
-  func meanClippedSquaredDistance(_ queries: [SIMD3<Float>], limit: Double) throws(NativeGeometry.Failure) -> Double {
+  package func meanClippedSquaredDistance(_ queries: [SIMD3<Float>], limit: Double) throws(NativeGeometry.Failure) -> Double {
     let flat = NativeGeometry.packed(queries)
     var mean = 0.0
     var message = [CChar](repeating: 0, count: 256)

@@ -1,8 +1,5 @@
-import CVAI
 import Foundation
-import PointCloud
-import Registration
-import ScanIO
+import HeadScan
 import ScanSimulator
 
 /// How far the measures of a reconstructed simulated scan are from the exact truth
@@ -19,27 +16,16 @@ public struct MeasurementAccuracy: Sendable, Hashable, Codable {
   public var length: Double
   public var width: Double
   public var circumference: Double
-  /// CVAI with the automatic head frame (``estimateHeadFrame(cloud:)``), when it was found.
+  /// CVAI with the automatic head frame (`HeadFrameEstimate.automatic`), when it was found.
   public var automaticCVAI: Double?
 
-  /// Lifts the landmarks beside the scan, measures with their frame and with the automatic
-  /// one, and compares both with `truth`.
+  /// Measures the reconstruction with the landmarks' frame and with the automatic one (as
+  /// `headscan measure` does, without the intervals) and compares both with `truth`.
   /// - Throws: landmark, head-frame and measurement errors, each naming its file.
   public init(scan: any ScanReader, landmarksPath: String, reconstruction result: HeadReconstruction, truth: SimulationTruth) throws {
-    let file = try LandmarkFile(path: landmarksPath)
-    let points = try liftLandmarks(file, path: landmarksPath, scan: scan, reconstruction: result)
-    let frame: HeadFrame
-    let m: HeadShapeMeasures
-    do {
-      frame = try HeadFrame(landmarks: points)
-    } catch {
-      throw EvaluationError(path: landmarksPath, problem: error.description)
-    }
-    do {
-      m = try measureHead(points: result.cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) }).measures
-    } catch {
-      throw EvaluationError(path: scan.path, problem: error.description)
-    }
+    var options = MeasureOptions.default
+    options.bootstrap = false
+    let m = try measureReconstruction(result, of: scan, landmarks: .file(landmarksPath), options: options).measurement.measures
     let t = truth.measures
     truthCVAI = t.cvai
     truthSeverity = t.severity
@@ -50,11 +36,7 @@ public struct MeasurementAccuracy: Sendable, Hashable, Codable {
     length = m.length - t.length
     width = m.width - t.width
     circumference = m.circumference - t.circumference
-    if let automatic = try? estimateHeadFrame(cloud: result.cloud, markers: result.markers),
-      let byShape = try? measureHead(points: result.cloud.positions.map { automatic.headFromWorld.apply(SIMD3<Double>($0)) }, options: .fromLowestPoint)
-    {
-      automaticCVAI = byShape.measures.cvai
-    }
+    automaticCVAI = try? measureReconstruction(result, of: scan, landmarks: .automaticFrame, options: options).measurement.measures.cvai
   }
 
   /// The targets with the landmarks' frame: CVAI within 0.3 points, diagonals, length and
@@ -78,12 +60,4 @@ public struct MeasurementAccuracy: Sendable, Hashable, Codable {
       truthCVAI, cvai, cvai - truthCVAI, auto, diagonalA, diagonalB, length, width, circumference, severity, truthSeverity,
       (meetsTargets ? "met" : "MISSED") + (automaticMeetsTarget ? ", auto met" : ", auto missed"))
   }
-}
-
-/// A simulated scan that could not be evaluated: the file and the problem.
-public struct EvaluationError: Error, Sendable, CustomStringConvertible {
-  public var path: String
-  public var problem: String
-
-  public var description: String { "\(path): \(problem)" }
 }

@@ -1,5 +1,6 @@
 import ArucoBridge
 import Foundation
+import Landmarks
 import PointCloud
 import ScanIO
 

@@ -1,19 +1,7 @@
 import CVAI
 import Foundation
+import Landmarks
 import PointCloud
-
-/// The four landmarks of contract §3, metres, in the model's frame.
-public struct HeadLandmarks: Sendable, Hashable, Codable {
-  public var nasion: SIMD3<Double>
-  public var noseTip: SIMD3<Double>
-  public var leftEar: SIMD3<Double>
-  public var rightEar: SIMD3<Double>
-
-  /// Name/position pairs in contract order.
-  public var named: [(String, SIMD3<Double>)] {
-    [("nasion", nasion), ("noseTip", noseTip), ("leftEar", leftEar), ("rightEar", rightEar)]
-  }
-}
 
 /// The exact clinical measures of a simulated head (contract §4), millimetres and percent.
 public struct HeadTruth: Sendable, Hashable, Codable {

@@ -1,5 +1,6 @@
 import CVAI
 import Foundation
+import Landmarks
 import PointCloud
 import ScanIO
 import _HeadScanSupport

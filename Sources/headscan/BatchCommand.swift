@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Reports
 import ScanIO
 import _HeadScanSupport
 
@@ -143,23 +144,17 @@ struct BatchCommand: ParsableCommand {
     if !global.quiet || line.contains("FAILED") { FileHandle.standardError.write(Data((line + "\n").utf8)) }
   }
 
-  /// summary.csv: one row per scan with its status and measures.
+  /// summary.csv: one row per scan with its status and measures (columns: `MeasureReport.summaryColumns`).
   func writeSummary(_ items: [Item], _ outcomes: [Outcome]) throws {
-    let keys = ["cvai", "cva", "diagonalA", "diagonalB", "length", "width", "ci", "circumference", "measurementLevel", "severity"]
-    var lines = ["scan,status," + keys.joined(separator: ",") + ",framesRegistered,frames,cornerRMS,error"]
+    let columns = MeasureReport.summaryColumns
+    var lines = ["scan,status," + columns.joined(separator: ",") + ",error"]
     for (item, outcome) in zip(items, outcomes) {
       var status = "measured", error = ""
       if case .upToDate = outcome { status = "up to date" }
       if case .failed(let why) = outcome { (status, error) = ("failed", why) }
-      var values = [String](repeating: "", count: keys.count + 3)
-      if status != "failed", let data = try? ReadOnlyFile.contents(of: out + "/" + item.name + ".json"),
-        let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-      {
-        for (k, key) in keys.enumerated() { values[k] = (report[key] as? NSNumber).map { "\($0)" } ?? "" }
-        let registration = report["registration"] as? [String: Any] ?? [:]
-        for (k, key) in ["framesRegistered", "frames", "cornerRMS"].enumerated() {
-          values[keys.count + k] = (registration[key] as? NSNumber).map { "\($0)" } ?? ""
-        }
+      var values = [String](repeating: "", count: columns.count)
+      if status != "failed", let report = try? MeasureReport(path: out + "/" + item.name + ".json") {
+        values = report.summaryValues
       }
       lines.append(([csvField(item.name), status] + values + [csvField(error)]).joined(separator: ","))
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ArucoBridge
 import Foundation
+import OperatorGuidance
 import Registration
 import ScanIO
 

@@ -1,5 +1,5 @@
 import Foundation
-import Registration
+import OperatorGuidance
 
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +36,7 @@ enum OverlapTimeline {
     // Guidance: milestones and every change of the debounced position/direction.
     var previous: String?
     for f in feedback {
-      for event in f.events { lines.append(String(format: "  frame %4d  %d %% of the cap seen", f.frame, event.rawValue)) }
+      for event in f.events { lines.append(String(format: "  frame %4d  %d %% of the cap seen", f.frame, event.percent)) }
       let now = f.position.rawValue + (f.direction.map { ", markers \($0.rawValue) of centre" } ?? "")
       if now != previous {
         lines.append(String(format: "  frame %4d  %@", f.frame, now))

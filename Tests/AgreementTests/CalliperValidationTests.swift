@@ -2,6 +2,7 @@ import Agreement
 import CVAI
 import Foundation
 import PointCloud
+import Reports
 import Testing
 import _TestSupport
 
@@ -16,7 +17,8 @@ struct CalliperValidationTests {
       let a = 0.5 * (length + width) * 1.05, b = a * (1 - cvai / 100)
       reports[String(format: "infant-%02d", i)] = MeasureReport(
         cvai: cvai, cva: a - b, diagonalA: a, diagonalB: b, ci: ci, length: length, width: width,
-        circumference: 2.6 * (length + width) / 2 * 1.2, severity: choaSeverity(cvai: cvai))
+        circumference: 2.6 * (length + width) / 2 * 1.2, measurementLevel: 24, severity: choaSeverity(cvai: cvai),
+        registration: .init(frames: 300, framesRegistered: 290, markers: 30, markersRegistered: 24, cornerRMS: 0.2))
     }
     return reports
   }

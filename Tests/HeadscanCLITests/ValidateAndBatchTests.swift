@@ -98,12 +98,28 @@ struct BatchCommandTests {
       #expect(summary.count == 3)
       #expect(summary[1].hasPrefix("cut-off,failed,"))
       #expect(summary[2].hasPrefix("orbit-small,measured,"))
+      #expect(summary[0] == "scan,status,cvai,cva,diagonalA,diagonalB,length,width,ci,circumference,measurementLevel,severity,framesRegistered,frames,cornerRMS,error")
       let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("orbit-small.json"))) as! [String: Any]
       #expect(abs((report["cvai"] as! Double) - 6.0) < 1.0)
+      // The summary row holds the report's numbers as its JSON writes them.
+      let registration = report["registration"] as! [String: Any]
+      let expected = ["cvai", "cva", "diagonalA", "diagonalB", "length", "width", "ci", "circumference", "measurementLevel", "severity"]
+        .map { "\(report[$0] as! NSNumber)" } + ["framesRegistered", "frames", "cornerRMS"].map { "\(registration[$0] as! NSNumber)" }
+      #expect(summary[2] == "orbit-small,measured," + expected.joined(separator: ",") + ",")
+      #expect(report["headscanVersion"] as? String == "0.6.0")
       // Again: the measured scan is up to date and skipped; the broken one fails again.
       let second = try Headscan.run(["batch", scans.path, "--out", out.path])
       #expect(second.status == 1)
       #expect(second.stderr.contains("orbit-small: report up to date, skipped"), "\(second.stderr)")
     }
+  }
+}
+
+struct MeasureOptionTests {
+  @Test func automaticFrameWithLandmarksIsRefused() throws {
+    let fixture = TestFiles.fixture("scans/orbit-small").path
+    let run = try Headscan.run(["measure", fixture, "--frame", "auto", "--landmarks", fixture + ".landmarks.json"])
+    #expect(run.status == 64, "\(run.stderr)")
+    #expect(run.stderr.contains("--frame auto finds the head frame without landmarks: drop --landmarks"), "\(run.stderr)")
   }
 }

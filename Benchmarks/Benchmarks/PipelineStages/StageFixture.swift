@@ -1,6 +1,7 @@
 import ArucoBridge
 import CVAI
 import Foundation
+import Landmarks
 import PointCloud
 @_spi(Stages) import Registration
 import ScanIO
@@ -45,10 +46,9 @@ final class StageFixture: Sendable {
       }
       (self.reader, self.detector, self.frames, self.greys) = (reader, detector, frames, greys)
       reconstruction = try reconstructHead(reader)
-      let landmarks = try liftLandmarks(
+      let frame = try HeadFrameEstimate.fromLandmarks(
         LandmarkFile(path: scan.landmarksPath), path: scan.landmarksPath, scan: reader, reconstruction: reconstruction)
-      let frame = try HeadFrame(landmarks: landmarks)
-      headPoints = reconstruction.cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) }
+      headPoints = frame.headPoints(of: reconstruction.cloud)
       try? FileManager.default.removeItem(at: folder)
     } catch {
       fatalError("could not prepare the benchmark scan: \(error)")

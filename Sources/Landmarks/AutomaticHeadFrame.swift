@@ -1,5 +1,6 @@
 import Foundation
 import PointCloud
+import Registration
 
 /// A head frame found from the fused head's own shape, for scans without landmarks.
 ///
@@ -119,7 +120,8 @@ public func estimateHeadFrame(cloud: PointSet, markers: [RegisteredMarker]) thro
   // an oval head is nearly symmetric about its coronal plane too: keep the two best.
   let minima = coarse.indices.filter { k in coarse[k] <= coarse[(k + 59) % 60] && coarse[k] <= coarse[(k + 1) % 60] }
     .sorted { coarse[$0] < coarse[$1] }.prefix(2)
-  let best = minima.map { refine(SIMD3(Double($0) * 3 * .pi / 180, 0, 0), probes: probes) }.min { $0.score < $1.score }!
+  guard let best = minima.map({ refine(SIMD3(Double($0) * 3 * .pi / 180, 0, 0), probes: probes) }).min(by: { $0.score < $1.score })
+  else { throw .noSymmetry("no mirror plane scored") }
 
   // Front: near the midsagittal plane and below the vault, the face's nose and eye sockets
   // turn normals sideways and the occiput's do not.
@@ -151,7 +153,7 @@ public func estimateHeadFrame(cloud: PointSet, markers: [RegisteredMarker]) thro
   let normal = chosen.normal
   let x = faceSign * normal.cross(up)
   let z = up, y = z.cross(x)
-  let bottom = points.map { $0.dot(z) }.min()!
+  let bottom = points.map { $0.dot(z) }.min() ?? 0
   let onPlane = centroid - chosen.distance(centroid) * normal
   let origin = onPlane + (bottom - onPlane.dot(z)) * z
   let worldFromHead = RigidTransform(rotation: Rotation3(columns: x, y, z), translation: origin)

@@ -1,0 +1,18 @@
+import CVAI
+import Registration
+
+/// How ``measureScan(at:landmarks:options:progress:)`` measures.
+public struct MeasureOptions: Sendable, Hashable {
+  /// Which diagonal divides CVA to give the report's `cvai` (default the longer, contract §4).
+  public var denominator = CVAIDenominator.longer
+  /// Whether to compute the bootstrap 95 % intervals of the measures (`intervals95`; a few
+  /// seconds on a full scan).
+  public var bootstrap = true
+  /// Registration and fusion.
+  public var reconstruction = ReconstructionOptions.default
+
+  /// The defaults: longer diagonal, intervals, default reconstruction.
+  public static let `default` = MeasureOptions()
+
+  public init() {}
+}
