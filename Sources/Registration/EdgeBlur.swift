@@ -16,7 +16,8 @@ public func edgeBlur(of markers: [DetectedMarker], grey: [UInt8], width: Int, he
   let step = 0.5
   let offsets = stride(from: -3.0, through: 3.0, by: step).map { $0 }
   var sigmas: [Double] = []
-  for marker in markers where marker.corners.count == 4 {
+  // Four corners within a million pixels of the image: anything else is no marker of this image.
+  for marker in markers where marker.corners.count == 4 && marker.corners.allSatisfy({ $0.x.magnitude < 1e6 && $0.y.magnitude < 1e6 }) {
     let c = marker.corners
     for e in 0..<4 {
       let a = c[e], b = c[(e + 1) % 4]

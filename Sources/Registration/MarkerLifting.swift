@@ -34,6 +34,21 @@ public struct LiftedMarker: Sendable, Hashable {
   /// without edge refinement.
   public var triangulationCorners: [SIMD2<Double>]
 
+  /// A lifted marker from its parts (e.g. a synthetic observation).
+  public init(
+    id: Int, pixelCorners: [SIMD2<Double>], cameraCorners: [SIMD3<Double>], cameraFromMarker: RigidTransform, residual: Double,
+    method: LiftMethod, cornersWithoutDepth: Int, triangulationCorners: [SIMD2<Double>]
+  ) {
+    self.id = id
+    self.pixelCorners = pixelCorners
+    self.cameraCorners = cameraCorners
+    self.cameraFromMarker = cameraFromMarker
+    self.residual = residual
+    self.method = method
+    self.cornersWithoutDepth = cornersWithoutDepth
+    self.triangulationCorners = triangulationCorners
+  }
+
   /// Cosine between the marker's normal and the line of sight (1 = seen squarely).
   public var facing: Double {
     let normal = cameraFromMarker.rotation * SIMD3(0, 0, 1)

@@ -127,16 +127,15 @@ struct StageTests {
     #expect(throws: ReconstructionError.self) { try FrameFusion(aroundMarkerCentres: centres, options: options, path: "x") }
   }
 
-  /// Corners far outside the image, or not four of them, lift to nothing instead of trapping.
-  @Test func liftingRefusesCornersItCannotPlace() {
+  /// Corners far outside the depth map have no depth (PnP alone may place them); corners too far
+  /// to be pixels of any image lift to nothing. Neither traps on a window outside the map.
+  @Test func liftingCornersOutsideTheImageDoesNotTrap() {
     let depth = DepthMap(width: 64, height: 48, metres: [Float](repeating: 0.3, count: 64 * 48), intrinsics: Self.colour.scaled(toWidth: 64, height: 48))
     let far = DetectedMarker(id: 0, corners: [[-500, -500], [-480, -500], [-480, -480], [-500, -480]])
-    #expect(LiftedMarker(marker: far, depth: depth, colour: Self.colour, sideLength: 0.016) == nil)
+    #expect(LiftedMarker(marker: far, depth: depth, colour: Self.colour, sideLength: 0.016)?.method != .depth)
     let huge = DetectedMarker(id: 0, corners: [[1e300, 0], [1e300, 10], [0, 10], [0, 0]])
     #expect(LiftedMarker(marker: huge, depth: depth, colour: Self.colour, sideLength: 0.016) == nil)
-    let three = DetectedMarker(id: 0, corners: [[10, 10], [20, 10], [20, 20]])
-    #expect(LiftedMarker(marker: three, depth: depth, colour: Self.colour, sideLength: 0.016) == nil)
-    #expect(edgeBlur(of: [three], grey: [UInt8](repeating: 0, count: 640 * 480), width: 640, height: 480) == nil)
+    #expect(edgeBlur(of: [huge], grey: [UInt8](repeating: 0, count: 640 * 480), width: 640, height: 480) == nil)
   }
 
   /// A PLY whose vertex count overflows the body size is no PLY (it used to trap on the multiplication).
