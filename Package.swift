@@ -34,12 +34,12 @@ let package = Package(
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
     .target(name: "CVAI", dependencies: ["PointCloud", "_HeadScanSupport"]),
-    .target(name: "Agreement", dependencies: ["Reports", "_HeadScanSupport"]),
+    .target(name: "Agreement", dependencies: ["Reports", "CVAI", "PointCloud", "_HeadScanSupport"]),
     .target(
       name: "Registration",
       dependencies: ["ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_HeadScanSupport"]),
     .target(name: "OperatorGuidance", dependencies: ["Registration", "ScanIO", "ArucoBridge", "_HeadScanSupport"]),
-    .target(name: "Landmarks", dependencies: ["Registration", "CVAI", "ScanIO", "PointCloud"]),
+    .target(name: "Landmarks", dependencies: ["Registration", "CVAI", "ScanIO", "PointCloud", "_HeadScanSupport"]),
     .target(name: "Reports", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
     .target(
       name: "HeadScan",

@@ -4,6 +4,7 @@ import Landmarks
 import Registration
 import Reports
 import ScanIO
+import _HeadScanSupport
 
 /// Reconstructs and measures one scan: the whole pipeline in one call.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import PointCloud
 import Registration
 import ScanIO
+import _HeadScanSupport
 
 /// Checks what can be checked before registration: every pixel landmark's frame exists and its
 /// pixel lies inside the colour image (sizes from the scan's header), so a bad file fails at once.

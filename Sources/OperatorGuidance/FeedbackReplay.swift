@@ -2,6 +2,7 @@ import ArucoBridge
 import Foundation
 import Registration
 import ScanIO
+import _HeadScanSupport
 
 /// Replays the guidance over a whole scan (markers detected with OpenCV's defaults).
 /// - Parameters:

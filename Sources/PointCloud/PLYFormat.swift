@@ -45,7 +45,7 @@ public enum PLYFormat {
   }
 
   /// Reads back a file written by ``encode(_:comment:)`` (binary little-endian, float xyz, optional normals, uchar colours).
-  /// - Returns: `nil` when the data is not such a PLY.
+  /// - Returns: `nil` when the data is not such a PLY (or its vertex count does not match its size).
   public static func decode(_ data: Data) -> PointSet? {
     guard let end = data.range(of: Data("end_header\n".utf8)) else { return nil }
     guard let header = String(data: data[..<end.lowerBound], encoding: .utf8), header.hasPrefix("ply\n"),
@@ -57,8 +57,10 @@ public enum PLYFormat {
     else { return nil }
     let hasNormals = lines.contains("property float nx"), hasColours = lines.contains("property uchar red")
     let stride = 12 + (hasNormals ? 12 : 0) + (hasColours ? 3 : 0)
+    // A count from the file: negative or so large that the body size overflows is no PLY of ours.
+    let (size, overflow) = count.multipliedReportingOverflow(by: stride)
+    guard count >= 0, !overflow, data.count - end.upperBound == size else { return nil }
     let body = [UInt8](data[end.upperBound...])
-    guard body.count == count * stride else { return nil }
     var set = PointSet()
     body.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
       func float(_ o: Int) -> Float { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: o, as: UInt32.self))) }

@@ -19,8 +19,12 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
   /// Uniform in [0, 1).
   public mutating func uniform() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 
-  /// Uniform in 0..<n (n > 0); the modulo bias is below 2⁻⁴⁰ for any n under 2²⁴.
-  public mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+  /// Uniform in 0..<n; the modulo bias is below 2⁻⁴⁰ for any n under 2²⁴.
+  /// - Precondition: n > 0 (a programmer error otherwise: there is nothing to draw from).
+  public mutating func below(_ n: Int) -> Int {
+    precondition(n > 0, "a draw from an empty range")
+    return Int(next() % UInt64(n))
+  }
 
   /// Standard normal (Box–Muller).
   public mutating func gaussian() -> Double {

@@ -16,7 +16,8 @@ public func edgeBlur(of markers: [DetectedMarker], grey: [UInt8], width: Int, he
   let step = 0.5
   let offsets = stride(from: -3.0, through: 3.0, by: step).map { $0 }
   var sigmas: [Double] = []
-  for marker in markers {
+  // Four corners within a million pixels of the image: anything else is no marker of this image.
+  for marker in markers where marker.corners.count == 4 && marker.corners.allSatisfy({ $0.x.magnitude < 1e6 && $0.y.magnitude < 1e6 }) {
     let c = marker.corners
     for e in 0..<4 {
       let a = c[e], b = c[(e + 1) % 4]
@@ -27,8 +28,8 @@ public func edgeBlur(of markers: [DetectedMarker], grey: [UInt8], width: Int, he
       for t in [0.25, 0.5, 0.75] {
         let centre = a + t * along
         let profile = offsets.compactMap { image.value(at: centre + $0 * normal) }
-        guard profile.count == offsets.count else { continue }
-        let contrast = profile.max()! - profile.min()!
+        guard profile.count == offsets.count, let brightest = profile.max(), let darkest = profile.min() else { continue }
+        let contrast = brightest - darkest
         guard contrast >= 24 else { continue }
         var slope = 0.0
         for i in 1..<(profile.count - 1) { slope = max(slope, abs(profile[i + 1] - profile[i - 1]) / (2 * step)) }

@@ -35,6 +35,21 @@ public struct LiftedMarker: Sendable, Hashable {
   /// without edge refinement.
   public var triangulationCorners: [SIMD2<Double>]
 
+  /// A lifted marker from its parts (e.g. a synthetic observation).
+  public init(
+    id: Int, pixelCorners: [SIMD2<Double>], cameraCorners: [SIMD3<Double>], cameraFromMarker: RigidTransform, residual: Double,
+    method: LiftMethod, cornersWithoutDepth: Int, triangulationCorners: [SIMD2<Double>]
+  ) {
+    self.id = id
+    self.pixelCorners = pixelCorners
+    self.cameraCorners = cameraCorners
+    self.cameraFromMarker = cameraFromMarker
+    self.residual = residual
+    self.method = method
+    self.cornersWithoutDepth = cornersWithoutDepth
+    self.triangulationCorners = triangulationCorners
+  }
+
   /// Cosine between the marker's normal and the line of sight (1 = seen squarely).
   public var facing: Double {
     let normal = cameraFromMarker.rotation * SIMD3(0, 0, 1)
@@ -69,6 +84,10 @@ extension LiftedMarker {
   /// the printed side, the pose comes from the 2D corners (IPPE square PnP).
   /// - Returns: `nil` when neither way gives a trustworthy pose.
   public init?(marker: DetectedMarker, depth: DepthMap, colour: CameraIntrinsics, sideLength: Double, options: LiftingOptions = .init()) {
+    // Four corners within a million pixels of the image: anything else is no marker of this image.
+    guard marker.corners.count == 4, marker.corners.allSatisfy({ $0.x.magnitude < 1e6 && $0.y.magnitude < 1e6 }),
+      depth.width > 0, depth.height > 0, colour.width > 0, colour.height > 0
+    else { return nil }
     let sx = Double(depth.width) / Double(colour.width), sy = Double(depth.height) / Double(colour.height)
     let depthCorners = marker.corners.map { SIMD2(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
     var corners: [SIMD3<Double>] = []
@@ -118,19 +137,22 @@ extension LiftedMarker {
   /// the sticker has depth, when the fit leaves a large spread (an edge of the head) or when a
   /// corner's neighbourhood has no depth at all (too close).
   static func stickerSurfaceDepths(_ depth: DepthMap, corners: [SIMD2<Double>], minimumSamples: Int) -> [Double]? {
+    guard corners.count == 4, corners.allSatisfy({ $0.x.magnitude < 1e6 && $0.y.magnitude < 1e6 }) else { return nil }
     let centre = corners.reduce(SIMD2<Double>.zero, +) / 4
-    let scale = max(1, corners.map { (($0 - centre) * ($0 - centre)).sum().squareRoot() }.max()!)
+    let scale = max(1, corners.map { (($0 - centre) * ($0 - centre)).sum().squareRoot() }.reduce(0) { max($0, $1) })
     let grown = corners.map { centre + ($0 - centre) * 1.25 }
-    let xs = grown.map(\.x), ys = grown.map(\.y)
-    let x0 = max(0, Int(xs.min()!.rounded(.down))), x1 = min(depth.width - 1, Int(xs.max()!.rounded(.up)))
-    let y0 = max(0, Int(ys.min()!.rounded(.down))), y1 = min(depth.height - 1, Int(ys.max()!.rounded(.up)))
+    let low = grown.reduce(SIMD2<Double>(repeating: .infinity)) { pointwiseMin($0, $1) }
+    let high = grown.reduce(SIMD2<Double>(repeating: -.infinity)) { pointwiseMax($0, $1) }
+    let x0 = max(0, Int(low.x.rounded(.down))), x1 = min(depth.width - 1, Int(high.x.rounded(.up)))
+    let y0 = max(0, Int(low.y.rounded(.down))), y1 = min(depth.height - 1, Int(high.y.rounded(.up)))
     guard x0 < x1, y0 < y1 else { return nil }
     // Every corner needs some depth of its own nearby, or the quadric would extrapolate.
     for c in corners {
-      let cx = Int(c.x.rounded()), cy = Int(c.y.rounded())
+      guard let rows = window(around: c.y, radius: 2, size: depth.height), let columns = window(around: c.x, radius: 2, size: depth.width)
+      else { return nil }
       var found = 0
-      for y in max(0, cy - 2)...min(depth.height - 1, cy + 2) {
-        for x in max(0, cx - 2)...min(depth.width - 1, cx + 2) where depth[x, y].isFinite { found += 1 }
+      for y in rows {
+        for x in columns where depth[x, y].isFinite { found += 1 }
       }
       if found < 4 { return nil }
     }
@@ -158,6 +180,7 @@ extension LiftedMarker {
       let z = 1 / s.z
       return abs(1 / quadric(fit, s.u, s.v) - z)
     }
+    guard !residuals.isEmpty else { return nil }
     let mad = upperMedian(residuals) * 1.4826
     let kept = zip(samples, residuals).filter { $0.1 <= max(0.001, 3 * mad) }.map(\.0)
     guard kept.count >= minimumSamples, let refit = quadricFit(kept), mad < 0.003 else { return nil }
@@ -180,11 +203,12 @@ extension LiftedMarker {
 
   /// Robust local-plane depth at sub-pixel (u, v) of the depth map, metres.
   static func cornerDepth(_ depth: DepthMap, u: Double, v: Double, radius: Int, minimumSamples: Int) -> Double? {
-    let cx = Int(u.rounded()), cy = Int(v.rounded())
+    guard let rows = window(around: v, radius: radius, size: depth.height), let columns = window(around: u, radius: radius, size: depth.width)
+    else { return nil }
     var samples: [(du: Double, dv: Double, z: Double)] = []
-    samples.reserveCapacity((2 * radius + 1) * (2 * radius + 1))
-    for y in max(0, cy - radius)...min(depth.height - 1, cy + radius) {
-      for x in max(0, cx - radius)...min(depth.width - 1, cx + radius) {
+    samples.reserveCapacity(rows.count * columns.count)
+    for y in rows {
+      for x in columns {
         let z = depth[x, y]
         if z.isFinite { samples.append((Double(x) - u, Double(y) - v, Double(z))) }
       }
@@ -192,6 +216,7 @@ extension LiftedMarker {
     guard samples.count >= minimumSamples, var fit = planeFit(samples) else { return nil }
     // One robust refit: drop samples beyond 3 MAD-σ (at least 1 mm) from the first plane.
     let residuals = samples.map { abs($0.z - (fit.c + fit.a * $0.du + fit.b * $0.dv)) }
+    guard !residuals.isEmpty else { return nil }
     let mad = upperMedian(residuals) * 1.4826
     let limit = max(0.001, 3 * mad)
     let kept = zip(samples, residuals).filter { $0.1 <= limit }.map(\.0)
@@ -207,4 +232,14 @@ extension LiftedMarker {
     else { return nil }
     return (x[0], x[1], x[2])
   }
+}
+
+/// The pixels within `radius` of the one nearest `coordinate` that lie in `0..<size`; `nil`
+/// when none do (or the coordinate is not finite).
+func window(around coordinate: Double, radius: Int, size: Int) -> ClosedRange<Int>? {
+  let nearest = coordinate.rounded()
+  guard nearest.isFinite, nearest > -1e9, nearest < 1e9, radius >= 0 else { return nil }
+  let centre = Int(nearest)
+  let low = max(0, centre - radius), high = min(size - 1, centre + radius)
+  return low <= high ? low...high : nil
 }

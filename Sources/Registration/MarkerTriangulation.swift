@@ -53,17 +53,16 @@ func triangulate(
 /// there. The pixels carry no such bias, and each corner is seen from 20–70 directions.
 /// A corner keeps its fitted position where ``triangulate(_:views:colour:)`` refuses.
 /// - Parameters:
-///   - map: world corners by marker id, metres.
+///   - map: marker corners, metres (world or map frame, as the poses).
 ///   - frames: each registered frame's `worldFromCamera` and its detections.
 ///   - colour: the intrinsics of the colour image the corners were found in.
 func triangulateMarkers(
-  _ map: [Int: [SIMD3<Double>]], seenIn frames: [(worldFromCamera: RigidTransform, markers: [LiftedMarker])],
-  colour: CameraIntrinsics
-) -> [Int: [SIMD3<Double>]] {
+  _ map: MarkerMap, seenIn frames: [(worldFromCamera: RigidTransform, markers: [LiftedMarker])], colour: CameraIntrinsics
+) -> MarkerMap {
   var views: [Int: [[(cameraFromWorld: RigidTransform, pixel: SIMD2<Double>, weight: Double)]]] = [:]
   for frame in frames {
     let cameraFromWorld = frame.worldFromCamera.inverse
-    for m in frame.markers where map[m.id] != nil {
+    for m in frame.markers where map[m.id] != nil && m.triangulationCorners.count == 4 {
       var perCorner = views[m.id] ?? [[], [], [], []]
       for k in 0..<4 { perCorner[k].append((cameraFromWorld, m.triangulationCorners[k], m.facing)) }
       views[m.id] = perCorner
@@ -71,9 +70,11 @@ func triangulateMarkers(
   }
   var result = map
   for (id, perCorner) in views {
+    guard var corners = map[id], corners.count == 4 else { continue }
     for k in 0..<4 {
-      if let x = triangulate(map[id]![k], views: perCorner[k], colour: colour) { result[id]![k] = x }
+      if let x = triangulate(corners[k], views: perCorner[k], colour: colour) { corners[k] = x }
     }
+    result[id] = corners
   }
   return result
 }

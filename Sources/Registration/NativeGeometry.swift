@@ -16,9 +16,14 @@ package enum NativeGeometry {
     return flat
   }
 
+  /// The NUL-terminated message a shim wrote into `message`.
+  static func text(of message: [CChar]) -> String {
+    String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   static func check(_ status: gs_status, _ message: [CChar]) throws(Failure) {
     guard status == GS_OK else {
-      throw Failure(description: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+      throw Failure(description: text(of: message))
     }
   }
 
@@ -107,7 +112,7 @@ package final class NearestPointIndex {
     let flat = NativeGeometry.packed(points)
     var message = [CChar](repeating: 0, count: 256)
     guard let made = gs_tree_create(flat, Int32(points.count), &message, message.count) else {
-      throw NativeGeometry.Failure(description: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+      throw NativeGeometry.Failure(description: NativeGeometry.text(of: message))
     }
     tree = made
   }

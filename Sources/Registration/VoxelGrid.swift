@@ -13,22 +13,35 @@ struct VoxelLattice: Sendable {
   /// Voxels along each edge of the cube.
   var side: Int { 8 * blocksPerSide }
 
-  /// The cube of half-edge `radius` around `centre` (metres).
-  init(centre: SIMD3<Double>, radius: Double, voxelSize: Double) {
-    precondition(voxelSize > 0 && radius > 0, "a voxel lattice needs a positive size")
+  /// Largest cube edge in blocks (2048 voxels): a 16.8-million-entry block index (64 MB) at most.
+  static let maximumBlocksPerSide = 256
+
+  /// The widest cube (metres) a lattice of `voxelSize` takes.
+  static func widest(voxelSize: Double) -> Double { Double(8 * maximumBlocksPerSide - 1) * voxelSize }
+
+  /// The cube of half-edge `radius` around `centre` (metres); `nil` unless the sizes are positive
+  /// and finite, the centre within 1 km of the origin, and the cube at most ``widest(voxelSize:)``.
+  init?(centre: SIMD3<Double>, radius: Double, voxelSize: Double) {
+    guard voxelSize.isFinite, voxelSize > 0, radius.isFinite, radius > 0, 2 * radius <= Self.widest(voxelSize: voxelSize),
+      (centre * centre).sum() <= 1e6
+    else { return nil }
     self.voxelSize = voxelSize
     let low = ((centre - radius) / voxelSize).rounded(.down)
+    // Finite and within ±1 km / voxelSize: far inside Int's range.
+    guard low.x.magnitude < 1e15, low.y.magnitude < 1e15, low.z.magnitude < 1e15 else { return nil }
     originKey = SIMD3(Int(low.x), Int(low.y), Int(low.z))
     blocksPerSide = (Int((2 * radius / voxelSize).rounded(.up)) + 1 + 7) / 8
   }
 
-  /// `block × 512 + voxel in block` for a point (world, metres), −1 outside the cube.
-  func cell(of p: SIMD3<Double>) -> Int32 {
-    let key = (p / voxelSize).rounded(.down)
-    let x = Int(key.x) - originKey.x, y = Int(key.y) - originKey.y, z = Int(key.z) - originKey.z
-    guard x >= 0, y >= 0, z >= 0, x < side, y < side, z < side else { return -1 }
+  /// `block × 512 + voxel in block` for a point (world, metres), −1 outside the cube (or not finite).
+  func cell(of p: SIMD3<Double>) -> Int {
+    let key = (p / voxelSize).rounded(.down) - SIMD3<Double>(originKey)
+    // Compared as doubles first, so a far or non-finite point never reaches Int(_:).
+    let limit = Double(side)
+    guard key.x >= 0, key.y >= 0, key.z >= 0, key.x < limit, key.y < limit, key.z < limit else { return -1 }
+    let x = Int(key.x), y = Int(key.y), z = Int(key.z)
     let block = ((x >> 3) * blocksPerSide + (y >> 3)) * blocksPerSide + (z >> 3)
-    return Int32(block << 9 | ((x & 7) << 6) | ((y & 7) << 3) | (z & 7))
+    return block << 9 | ((x & 7) << 6) | ((y & 7) << 3) | (z & 7)
   }
 
   /// The voxel's offset from the cube's first voxel, for a cell number from ``cell(of:)``.
@@ -53,39 +66,36 @@ struct VoxelGrid {
   }
 
   let lattice: VoxelLattice
-  /// Block number → first cell of its storage, −1 where nothing has landed.
+  /// Block number → its slot in ``cells`` (512 cells a slot), −1 where nothing has landed.
+  /// Fewer than 2²⁴ blocks (``VoxelLattice/maximumBlocksPerSide``), so slots fit `Int32`.
   private var storage: [Int32]
-  /// Per storage block: its block number.
-  private var blocks: [Int32] = []
+  /// Per slot: its block number.
+  private var blocks: [Int] = []
   private var cells: [Cell] = []
   /// Voxels with at least one point.
   private(set) var count = 0
 
-  /// Largest cube edge in blocks: a 0.5 m head radius at 1 mm voxels.
-  static let maximumBlocksPerSide = 126
-
   init(lattice: VoxelLattice) {
-    precondition(lattice.blocksPerSide <= Self.maximumBlocksPerSide, "voxel cube too large")
     self.lattice = lattice
     storage = [Int32](repeating: -1, count: lattice.blocksPerSide * lattice.blocksPerSide * lattice.blocksPerSide)
   }
 
   /// Adds points (world, metres) with their colours (r, g, b) and cells from the lattice's
   /// ``VoxelLattice/cell(of:)``; points outside the cube (cell −1) are skipped.
-  mutating func add(_ positions: [SIMD3<Double>], colours: [SIMD3<UInt8>], cells located: [Int32]) {
+  mutating func add(_ positions: [SIMD3<Double>], colours: [SIMD3<UInt8>], cells located: [Int]) {
     precondition(positions.count == colours.count && positions.count == located.count, "one cell per point")
     for i in located.indices where located[i] >= 0 {
-      let block = Int(located[i] >> 9)
+      let block = located[i] >> 9
       if storage[block] < 0 {
-        storage[block] = Int32(cells.count)
-        blocks.append(Int32(block))
+        storage[block] = Int32(blocks.count)
+        blocks.append(block)
         cells.append(contentsOf: repeatElement(Cell(), count: 512))
       }
     }
     cells.withUnsafeMutableBufferPointer { cells in
       storage.withUnsafeBufferPointer { storage in
         for i in located.indices where located[i] >= 0 {
-          let c = Int(storage[Int(located[i] >> 9)]) + Int(located[i] & 511)
+          let c = Int(storage[located[i] >> 9]) * 512 + (located[i] & 511)
           if cells[c].count == 0 { count += 1 }
           cells[c].position += positions[i]
           cells[c].colour &+= SIMD3<UInt32>(truncatingIfNeeded: colours[i])
@@ -103,7 +113,7 @@ struct VoxelGrid {
     let side = lattice.side
     for (slot, block) in blocks.enumerated() {
       for v in 0..<512 where cells[slot * 512 + v].count > 0 {
-        let voxel = lattice.voxel(ofCell: Int(block) << 9 | v)
+        let voxel = lattice.voxel(ofCell: block << 9 | v)
         occupied.append(((voxel.x * side + voxel.y) * side + voxel.z, slot * 512 + v))
       }
     }

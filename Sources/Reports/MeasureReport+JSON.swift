@@ -1,5 +1,5 @@
 import Foundation
-import ScanIO
+import _HeadScanSupport
 
 extension MeasureReport {
   /// The report as `headscan measure --json` writes it: pretty-printed UTF-8 JSON with sorted

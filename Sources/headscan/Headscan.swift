@@ -31,6 +31,6 @@ struct GlobalOptions: ParsableArguments {
   @Flag(name: .shortAndLong, help: "Print only errors and the final result.")
   var quiet = false
 
-  @Flag(name: .shortAndLong, help: "Print more detail while working.")
+  @Flag(name: .shortAndLong, help: "Print more detail (reconstruct: each stage's time and counts).")
   var verbose = false
 }

@@ -17,6 +17,7 @@ struct ReconstructCommand: ParsableCommand {
       Examples:
         headscan reconstruct fixtures/scans/orbit-small -o head.ply
         headscan reconstruct scan.rgbdscan -o head.ply --json registration.json
+        headscan reconstruct scan.rgbdscan -o head.ply -v    # each stage's time and counts
       """)
 
   @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
@@ -75,8 +76,8 @@ struct ReconstructCommand: ParsableCommand {
       let reader = try openScan(at: scan)
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       var options = ReconstructionOptions.default
-      options.voxelSize = voxel / 1000
-      options.icpRefinement = icp
+      options.fusion.voxelSize = voxel / 1000
+      options.fusion.icpRefinement = icp
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
@@ -117,11 +118,19 @@ struct ReconstructCommand: ParsableCommand {
       lines.append(
         "ignored     \(s.outliers.count) detections more than 1 cm from where their frame's other markers put them (misread id or bad depth; --json)")
     }
+    if global.verbose { lines += result.stages.map(Self.render) }
     let t = result.timings
     lines.append(
       String(
         format: "time        %.1f s: detection %.1f, registration %.1f, fusion %.1f, cleaning %.1f, settling %.1f (%.0f frames/s)",
         t.total, t.detection, t.registration, t.fusion, t.cleaning, t.settling, Double(s.frames) / max(t.total, 1e-9)))
     return lines.joined(separator: "\n")
+  }
+
+  /// One stage's line for `--verbose`: its time and its diagnostics counts.
+  static func render(_ stage: StageReport) -> String {
+    let name = (stage.stage + ":").padding(toLength: 14, withPad: " ", startingAt: 0)
+    let counts = stage.counts.map { "\($0.label) \($0.value)" }.joined(separator: ", ")
+    return String(format: "stage       %@ %6.2f s  %@", name, stage.seconds, counts)
   }
 }

@@ -31,7 +31,7 @@ struct RefinementTests {
     #expect(soft >= 1.3 && soft <= 1.3 * 1.12, "σ 1.3 px measured as \(soft)")
     // Wider than the ±3 px window: under-estimated, yet above the default limit.
     let smeared = try #require(edgeBlur(of: [Self.square], grey: Self.blurredSquare(sigma: 2.5), width: 80, height: 80))
-    #expect(smeared > ReconstructionOptions.default.maximumEdgeBlur && smeared < 2.5)
+    #expect(smeared > ChainOptions.default.maximumEdgeBlur && smeared < 2.5)
     // No contrast, no estimate.
     #expect(edgeBlur(of: [Self.square], grey: [UInt8](repeating: 128, count: 6400), width: 80, height: 80) == nil)
   }
@@ -63,16 +63,16 @@ struct RefinementTests {
     return points
   }
 
-  static func model(_ points: [SIMD3<Double>], voxel: Double) -> VoxelGrid {
-    let lattice = VoxelLattice(centre: .zero, radius: 0.1, voxelSize: voxel)
+  static func model(_ points: [SIMD3<Double>], voxel: Double) throws -> VoxelGrid {
+    let lattice = try #require(VoxelLattice(centre: .zero, radius: 0.1, voxelSize: voxel))
     var grid = VoxelGrid(lattice: lattice)
     grid.add(points, colours: points.map { _ in .zero }, cells: points.map(lattice.cell(of:)))
     return grid
   }
 
-  @Test func voxelGridAveragesPerWorldVoxelInKeyOrder() {
+  @Test func voxelGridAveragesPerWorldVoxelInKeyOrder() throws {
     // 1 cm voxels around (−0.02, 0.3, 0): points on both sides of block and sign boundaries.
-    let lattice = VoxelLattice(centre: SIMD3(-0.02, 0.3, 0), radius: 0.1, voxelSize: 0.01)
+    let lattice = try #require(VoxelLattice(centre: SIMD3(-0.02, 0.3, 0), radius: 0.1, voxelSize: 0.01))
     var grid = VoxelGrid(lattice: lattice)
     let points: [(SIMD3<Double>, SIMD3<UInt8>)] = [
       (SIMD3(-0.001, 0.301, 0.005), SIMD3(10, 20, 30)),   // voxel (−1, 30, 0)
@@ -94,17 +94,17 @@ struct RefinementTests {
   }
 
   @Test func icpUndoesASmallMisregistrationAndLeavesAGoodOneAlone() throws {
-    let model = Self.model(Self.dome(step: 0.008), voxel: 0.001)
+    let model = try Self.model(Self.dome(step: 0.008), voxel: 0.001)
     let frame = Self.dome(step: 0.004, offset: 0.002)
     let truth = RigidTransform(
       rotation: Rotation3(axis: SIMD3(0.3, 1, 0.2).normalized, angle: 0.4 * .pi / 180), translation: SIMD3(0.0008, -0.0005, 0.0003))
     let misplaced = frame.map(truth.apply)
-    let correction = try #require(icpCorrection(misplaced, model: model, options: .default))
+    let correction = try #require(icpCorrection(misplaced, model: model, voxelSize: 0.001))
     let residual = (correction * truth).difference(to: .identity)
     #expect(residual.distance < 0.0002, "left \(residual.distance * 1000) mm")
     #expect(residual.angle < 0.1 * .pi / 180, "left \(residual.angle * 180 / .pi)°")
     // Already in place: nothing to lower, no move.
-    #expect(icpCorrection(frame, model: model, options: .default) == nil)
+    #expect(icpCorrection(frame, model: model, voxelSize: 0.001) == nil)
   }
 }
 
@@ -177,7 +177,12 @@ extension RefinementTests {
       diagnostics.append(
         FrameDiagnostics(index: f, timestamp: Double(f) / 30, detectedIDs: seen.map(\.id), liftedByDepth: seen.count, liftedByPnP: 0))
     }
-    let solution = try registerFrames(lifted, diagnostics: &diagnostics, options: .default, path: "synthetic", colour: colour, sideLength: side)
+    let observations = ScanObservations(
+      context: ScanContext(path: "synthetic", colour: colour, markerSideLength: side),
+      frames: zip(diagnostics, lifted).map { FrameObservation(diagnostics: $0, lifted: $1, offCapDetections: 0, hasDepth: true) })
+    let chain = try chainFrames(observations)
+    let solution = try keepMarkers(resectFrames(try optimiseMap(chain)))
+    diagnostics = solution.frames
     // The true poses in the solution's world (the world marker's own frame).
     let markerFromWorld = markers[solution.worldMarkerID].inverse
     let rejected = diagnostics.filter { $0.rejection != nil }.map(\.index)

@@ -3,7 +3,7 @@ import Benchmark
 import CVAI
 import Foundation
 import PointCloud
-@_spi(Stages) import Registration
+import Registration
 import ScanIO
 
 /// One benchmark per stage of `headscan reconstruct` and `measure`; each reports wall-clock
@@ -42,31 +42,35 @@ let benchmarks: @Sendable () -> Void = {
       blackHole(
         try observeFrame(
           fixture.frames[i % frameCount], detector: fixture.detector, capMarkerCount: count, sideLength: side,
-          options: fixture.options))
+          options: fixture.options.observation))
     }
   }
 
   Benchmark(
-    "register 1800 frames (chain + global optimisation)",
+    "register 1800 frames (chain, optimise, resect, keep markers)",
     configuration: .init(warmupIterations: 0, maxDuration: .seconds(20), maxIterations: 3)
   ) { benchmark in
-    let observations = fixture.observations(count: 1800)
-    let colour = fixture.reader.header.colorIntrinsics, side = fixture.reader.header.markers.sideLength
+    let context = ScanContext(
+      path: "bench", colour: fixture.reader.header.colorIntrinsics, markerSideLength: fixture.reader.header.markers.sideLength)
+    let observed = ScanObservations(context: context, frames: fixture.observations(count: 1800))
+    let o = fixture.options
     benchmark.startMeasurement()
     for _ in benchmark.scaledIterations {
-      blackHole(try registerObservations(observations, options: fixture.options, colour: colour, sideLength: side, path: "bench"))
+      let chain = try chainFrames(observed, options: o.chain)
+      let resected = resectFrames(try optimiseMap(chain, options: o.optimisation), options: o.resection)
+      blackHole(try keepMarkers(resected, rule: o.markerKeep))
     }
   }
 
   Benchmark("fuse a registered frame (back-project, voxel averages)") { benchmark in
-    let registered = fixture.reconstruction.frames.filter { $0.worldFromCamera != nil }
-    guard var fusion = FrameFusion(around: fixture.reconstruction.markers, options: fixture.options) else {
-      fatalError("the benchmark scan's markers fit no sphere")
-    }
+    let registered = fixture.reconstruction.frames.compactMap { d in d.worldFromCamera.map { (index: d.index, pose: $0) } }
+    var fusion = try FrameFusion(
+      aroundMarkerCentres: fixture.reconstruction.markers.map(\.worldFromMarker.translation), options: fixture.options.fusion,
+      path: "bench")
     benchmark.startMeasurement()
     for i in benchmark.scaledIterations {
       let d = registered[i % registered.count]
-      fusion.add(fusion.projection.points(of: fixture.frames[d.index], worldFromCamera: d.worldFromCamera!))
+      fusion.add(fusion.projection.points(of: fixture.frames[d.index], worldFromCamera: d.pose))
     }
     blackHole(fusion.voxelCount)
   }

@@ -3,7 +3,7 @@ import CVAI
 import Foundation
 import Landmarks
 import PointCloud
-@_spi(Stages) import Registration
+import Registration
 import ScanIO
 import ScanSimulator
 
@@ -34,7 +34,7 @@ final class StageFixture: Sendable {
       simulation.seed = 11
       let scan = try simulateScan(simulation, to: folder.appendingPathComponent("stages.rgbdscan").path, format: .stream)
       let reader = try openScan(at: scan.scanPath)
-      let detector = try MarkerDetector(dictionary: reader.header.markers.dictionary, parameters: options.detector)
+      let detector = try MarkerDetector(dictionary: reader.header.markers.dictionary, parameters: options.observation.detector)
       let frames = try (0..<reader.frameCount).map { try reader.frame(at: $0) }
       let greys = frames.map { $0.color.grey() }
       detections = try zip(frames, greys).map { frame, grey in
@@ -42,7 +42,7 @@ final class StageFixture: Sendable {
       }
       let (options, side, count) = (options, reader.header.markers.sideLength, reader.header.capMarkerCount)
       observations = try frames.map {
-        try observeFrame($0, detector: detector, capMarkerCount: count, sideLength: side, options: options)
+        try observeFrame($0, detector: detector, capMarkerCount: count, sideLength: side, options: options.observation)
       }
       (self.reader, self.detector, self.frames, self.greys) = (reader, detector, frames, greys)
       reconstruction = try reconstructHead(reader)

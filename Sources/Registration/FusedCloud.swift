@@ -1,0 +1,82 @@
+import PointCloud
+import ScanIO
+import _HeadScanSupport
+
+/// The fusion stage's result: the registered frames' depth averaged per voxel (world, metres).
+public struct FusedCloud: Sendable {
+  /// The scan, named by errors of later stages.
+  public var path: String
+  /// Every occupied voxel's mean position (world, metres) and mean colour, in world-key order.
+  public var points: PointSet
+  /// Centre of the sphere through the markers (world, metres): the cleaned cloud's normals point away from it.
+  public var headCentre: SIMD3<Double>
+  /// Frames fused.
+  public var framesFused: Int
+  /// `worldFromCamera` of the frames ICP moved (``FusionOptions/icpRefinement``), by frame index.
+  public var refinedPoses: [Int: RigidTransform]
+}
+
+/// The fusion stage: reads the registered frames again (in parallel batches) and averages their
+/// depth inside the head region — the shell from 5 cm below to ``FusionOptions/headMargin``
+/// above the sphere through every optimised marker — per voxel, in frame order.
+///
+/// Frames held by fewer than ``FusionOptions/minimumMarkersToFuse`` depth-lifted markers are left
+/// out, unless fewer than a quarter of the registered frames qualify. With
+/// ``FusionOptions/icpRefinement`` each frame is first aligned by ICP to the model fused so far
+/// and moved where that lowers its distance to the model.
+/// - Parameter progress: called on the calling thread with (frames done, frames) after each batch.
+/// - Throws: the errors of ``FrameFusion/init(aroundMarkerCentres:options:path:)``; `ScanIOError`
+///   from reading.
+public func fuseFrames(
+  _ scan: any ScanReader, registration: MarkerRegistration, options: FusionOptions = .default,
+  progress: ((Int, Int) -> Void)? = nil
+) throws -> FusedCloud {
+  var fusion = try FrameFusion(aroundMarkerCentres: registration.mappedCentres, options: options, path: scan.path)
+  let registered = registration.frames.compactMap { d in d.worldFromCamera.map { (index: d.index, pose: $0, depth: d.liftedByDepth) } }
+  let wellHeld = registered.filter { $0.depth >= options.minimumMarkersToFuse }
+  let fused = 4 * wellHeld.count >= registered.count ? wellHeld : registered
+  var refined: [Int: RigidTransform] = [:]
+  var done = 0
+  try forEachInParallelBatches(
+    fused,
+    work: { [projection = fusion.projection] d in
+      (d, projection.points(of: try scan.frame(at: d.index), worldFromCamera: d.pose))
+    },
+    consume: { d, framePoints in
+      var points = framePoints
+      done += 1
+      if options.icpRefinement, done > 3, fusion.voxelCount >= 2000, points.count >= 500,
+        let correction = icpCorrection(points.positions, model: fusion.grid, voxelSize: options.voxelSize)
+      {
+        points = fusion.projection.moved(points, by: correction)
+        refined[d.index] = correction * d.pose
+      }
+      fusion.add(points)
+    },
+    progress: { progress?($0, $1) })
+  return FusedCloud(
+    path: scan.path, points: fusion.means(), headCentre: fusion.headCentre, framesFused: fused.count, refinedPoses: refined)
+}
+
+/// The cleaning stage: PCL's statistical outlier removal, then each point projected onto the
+/// plane of its ``CleaningOptions/neighbours`` nearest points, with that plane's normal turned
+/// away from the head's centre. A cloud of no more points than the neighbours is returned as it
+/// is (no normals).
+/// - Returns: positions (world, metres), outward unit normals and colours.
+/// - Throws: ``ReconstructionError/numerical(path:detail:)`` when PCL fails.
+public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default) throws -> PointSet {
+  var positions = fused.points.positions, colours = fused.points.colors
+  guard positions.count > options.neighbours else { return fused.points }
+  do {
+    let keep = try NativeGeometry.statisticalInliers(positions, neighbours: options.neighbours, stddev: options.outlierDeviations)
+    positions = zip(positions, keep).filter(\.1).map(\.0)
+    colours = zip(colours, keep).filter(\.1).map(\.0)
+    guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
+    let (smoothed, normals) = try NativeGeometry.projectToLocalPlanes(positions, neighbours: options.neighbours)
+    let centre = SIMD3<Float>(fused.headCentre)
+    let outward = zip(smoothed, normals).map { p, n in ((p - centre) * n).sum() < 0 ? -n : n }
+    return PointSet(positions: smoothed, normals: outward, colors: colours)
+  } catch {
+    throw ReconstructionError.numerical(path: fused.path, detail: String(describing: error))
+  }
+}

@@ -1,0 +1,33 @@
+import PointCloud
+
+/// The settling stage: every marker's corners moved along the local surface normal onto the
+/// fused surface (each onto the plane of its ``SettlingOptions/neighbours`` nearest cloud points).
+///
+/// One frame's depth at a sticker's corners is noisy and, seen at a grazing angle, biased; the
+/// fused surface averages hundreds of frames, so the settled corners give the stickers' (and so
+/// the world's) orientation several times more accurately. The poses are not changed: follow
+/// with ``defineWorld(_:cloud:)`` to express everything in the world of the settled corners.
+/// - Returns: `registration` with its markers' corners settled (same frame as `cloud`).
+/// - Throws: ``ReconstructionError/numerical(path:detail:)`` when PCL fails.
+public func settleMarkers(
+  _ registration: MarkerRegistration, on cloud: PointSet, options: SettlingOptions = .default
+) throws -> MarkerRegistration {
+  let corners = registration.markers.flatMap(\.corners).map { SIMD3<Float>($0) }
+  let settled: [SIMD3<Float>]
+  do {
+    settled = try NativeGeometry.projectToLocalPlanes(cloud.positions, queries: corners, neighbours: options.neighbours).0
+  } catch {
+    throw ReconstructionError.numerical(path: registration.context.path, detail: String(describing: error))
+  }
+  var result = registration
+  var next = 0
+  for i in result.markers.indices {
+    let count = result.markers[i].corners.count
+    guard next + count <= settled.count else { break }
+    let m = result.markers[i]
+    result.markers[i] = RegisteredMarker(
+      id: m.id, corners: settled[next..<(next + count)].map { SIMD3<Double>($0) }, observations: m.observations, rms: m.rms)
+    next += count
+  }
+  return result
+}

@@ -1,0 +1,159 @@
+import PointCloud
+
+/// The buffers of one ``PoseGraph/optimise(iterations:delta:)`` run: the robust normal equations
+/// of every frame and marker corner, and the reduced system over the corners after the frames
+/// are eliminated (Schur complement). Sized once; each iteration overwrites them.
+struct NormalEquations {
+  /// One corner observation as the normal equations see it: its marker corner, robust
+  /// weight and the lifted corner moved to the world (`q = W_f p`).
+  struct Link {
+    var corner: Int
+    var w: Double
+    var q: SIMD3<Double>
+  }
+
+  let cornerCount: Int, frameCount: Int, fixedFrame: Int
+  /// Observations grouped by frame (compressed rows): frame f's links are `firstLink[f]..<firstLink[f + 1]`.
+  let firstLink: [Int]
+  var links: [Link]
+  var hff: [Double], gf: [Double]
+  var inverses: [Double], invertible: [Bool]
+  var hxx: [Double]
+  /// g_x = −Σ w r per corner.
+  var gx: [SIMD3<Double>]
+  /// Per frame: B_c = −w A(q_c) (3 × 6) and P_c = B_c · H⁻¹ for each of its links, 18 values each.
+  var b: [Double], products: [Double]
+  /// Unknowns of the reduced system: 3 per corner.
+  let n: Int
+  /// The reduced system S Δx = rhs (S row-major n × n).
+  var s: [Double], rhs: [Double]
+
+  init(for graph: PoseGraph) {
+    cornerCount = graph.markerCorners.count * 4
+    frameCount = graph.frames.count
+    fixedFrame = graph.fixedFrame
+    var firstLink = [Int](repeating: 0, count: frameCount + 1)
+    for o in graph.observations where o.frame != fixedFrame { firstLink[o.frame + 1] += 4 }
+    for f in 0..<frameCount { firstLink[f + 1] += firstLink[f] }
+    self.firstLink = firstLink
+    let maximumLinks = (0..<frameCount).map { firstLink[$0 + 1] - firstLink[$0] }.max() ?? 0
+    links = [Link](repeating: Link(corner: 0, w: 0, q: .zero), count: firstLink[frameCount])
+    hff = [Double](repeating: 0, count: 36 * frameCount)
+    gf = [Double](repeating: 0, count: 6 * frameCount)
+    inverses = [Double](repeating: 0, count: 36 * frameCount)
+    invertible = [Bool](repeating: false, count: frameCount)
+    hxx = [Double](repeating: 0, count: cornerCount)
+    gx = [SIMD3<Double>](repeating: .zero, count: cornerCount)
+    b = [Double](repeating: 0, count: 18 * maximumLinks)
+    products = [Double](repeating: 0, count: 18 * maximumLinks)
+    n = 3 * cornerCount
+    s = [Double](repeating: 0, count: n * n)
+    rhs = [Double](repeating: 0, count: n)
+  }
+
+  /// The Huber-weighted normal equations at the graph's current estimate.
+  mutating func accumulate(_ graph: PoseGraph, delta: Double) {
+    for i in hff.indices { hff[i] = 0 }
+    for i in gf.indices { gf[i] = 0 }
+    for c in 0..<cornerCount { (hxx[c], gx[c]) = (0, .zero) }
+    var filled = firstLink.dropLast().map { $0 }
+    for o in graph.observations {
+      for k in 0..<4 {
+        let q = graph.frames[o.frame].apply(o.corners[k])
+        let r = q - graph.markerCorners[o.marker][k]
+        let e = r.length
+        let w = o.weight * (e <= delta ? 1 : delta / e)
+        let c = o.marker * 4 + k
+        hxx[c] += w
+        gx[c] -= w * r
+        if o.frame == fixedFrame { continue }
+        // A = [−[q]×  I]: ∂(W p)/∂(ω, v) under W ← exp(ω, v) · W.
+        let a = PoseGraph.jacobian(q)
+        for i in 0..<6 {
+          gf[6 * o.frame + i] += w * (a.0[i] * r.x + a.1[i] * r.y + a.2[i] * r.z)
+          for j in 0..<6 {
+            hff[36 * o.frame + 6 * i + j] += w * (a.0[i] * a.0[j] + a.1[i] * a.1[j] + a.2[i] * a.2[j])
+          }
+        }
+        links[filled[o.frame]] = Link(corner: c, w: w, q: q)
+        filled[o.frame] += 1
+      }
+    }
+  }
+
+  /// The reduced system S Δx = rhs over the corners, damped by `lambda`.
+  mutating func reduce(lambda: Double) {
+    for i in s.indices { s[i] = 0 }
+    for c in 0..<cornerCount {
+      for d in 0..<3 {
+        s[(3 * c + d) * n + 3 * c + d] = hxx[c] * (1 + lambda) + 1e-9
+        rhs[3 * c + d] = -gx[c][d]  // −g_x
+      }
+    }
+    for f in 0..<frameCount { eliminate(frame: f, lambda: lambda) }
+  }
+
+  /// Subtracts frame `f`'s Schur complement from the reduced system (nothing for the fixed frame,
+  /// a frame without observations or one whose damped block is not positive definite).
+  private mutating func eliminate(frame f: Int, lambda: Double) {
+    invertible[f] = false
+    let range = firstLink[f]..<firstLink[f + 1]
+    guard f != fixedFrame, !range.isEmpty else { return }
+    var h = Array(hff[(36 * f)..<(36 * f + 36)])
+    for i in 0..<6 { h[7 * i] = h[7 * i] * (1 + lambda) + 1e-12 }
+    guard let hinv = PoseGraph.invert6(h) else { return }
+    invertible[f] = true
+    for i in 0..<36 { inverses[36 * f + i] = hinv[i] }
+    for (l, link) in links[range].enumerated() {
+      let a = PoseGraph.jacobian(link.q)
+      for j in 0..<6 {
+        (b[18 * l + j], b[18 * l + 6 + j], b[18 * l + 12 + j]) = (-link.w * a.0[j], -link.w * a.1[j], -link.w * a.2[j])
+      }
+      for row in 0..<3 {
+        for j in 0..<6 {
+          var v = 0.0
+          for m in 0..<6 { v += b[18 * l + 6 * row + m] * hinv[6 * m + j] }
+          products[18 * l + 6 * row + j] = v
+        }
+      }
+    }
+    for (ci, link) in links[range].enumerated() {
+      for (di, other) in links[range].enumerated() {
+        for r1 in 0..<3 {
+          for r2 in 0..<3 {
+            var v = 0.0
+            for j in 0..<6 { v += products[18 * ci + 6 * r1 + j] * b[18 * di + 6 * r2 + j] }
+            s[(3 * link.corner + r1) * n + 3 * other.corner + r2] -= v
+          }
+        }
+      }
+      for r1 in 0..<3 {
+        var v = 0.0
+        for j in 0..<6 { v += products[18 * ci + 6 * r1 + j] * gf[6 * f + j] }
+        rhs[3 * link.corner + r1] += v
+      }
+    }
+  }
+
+  /// The graph moved by the corner step `dx` and the frame steps it implies
+  /// (back-substitution: Δf = H⁻¹ (−g_f − H_fx Δx), H_fx = Bᵀ).
+  func stepped(_ graph: PoseGraph, cornerStep dx: [Double]) -> PoseGraph {
+    var candidate = graph
+    for c in 0..<cornerCount {
+      candidate.markerCorners[c / 4][c % 4] += SIMD3(dx[3 * c], dx[3 * c + 1], dx[3 * c + 2])
+    }
+    for f in 0..<frameCount where invertible[f] {
+      var g = (0..<6).map { -gf[6 * f + $0] }
+      for link in links[firstLink[f]..<firstLink[f + 1]] {
+        let a = PoseGraph.jacobian(link.q)
+        let step = SIMD3(dx[3 * link.corner], dx[3 * link.corner + 1], dx[3 * link.corner + 2])
+        for i in 0..<6 { g[i] += link.w * (a.0[i] * step.x + a.1[i] * step.y + a.2[i] * step.z) }
+      }
+      let delta6 = (0..<6).map { i in (0..<6).reduce(0) { $0 + inverses[36 * f + 6 * i + $1] * g[$1] } }
+      let turn = Rotation3(rotationVector: SIMD3(delta6[0], delta6[1], delta6[2]))
+      let move = RigidTransform(rotation: turn, translation: SIMD3(delta6[3], delta6[4], delta6[5]))
+      candidate.frames[f] = move * graph.frames[f]
+    }
+    return candidate
+  }
+}

@@ -1,0 +1,54 @@
+import PointCloud
+import ScanIO
+
+/// Registers a scan's frames through its cap markers and fuses them into one cloud: the
+/// composition of the stages, each a function of values you can also call on its own.
+///
+/// ```swift
+/// let observed = try observeScan(scan)                      // pass 1: detect and lift
+/// let chain = try chainFrames(observed)                     // place frames through shared markers
+/// let optimised = try optimiseMap(chain)                    // poses and corners together, misfits out
+/// let resected = resectFrames(optimised)                    // low-depth frames and corners from pixels
+/// var registration = try keepMarkers(resected)              // well-seen markers; the world
+/// let fused = try fuseFrames(scan, registration: registration)  // pass 2: depth per voxel
+/// var cloud = try cleanCloud(fused)                         // outliers out, local planes, normals
+/// registration = try settleMarkers(registration, on: cloud) // corners onto the surface
+/// (registration, cloud) = defineWorld(registration, cloud: cloud)
+/// ```
+///
+/// Memory grows with the number of markers and the kept cloud, not the scan.
+/// - Parameter progress: called on the calling thread with (stage, done, total).
+/// - Throws: ``ReconstructionError``, `ScanIOError` or `ArucoError`.
+public func reconstructHead(
+  _ scan: any ScanReader, options: ReconstructionOptions = .default,
+  progress: ((ReconstructionStage, Int, Int) -> Void)? = nil
+) throws -> HeadReconstruction {
+  var log = StageLog()
+  let observed = try log.run("observe") { try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) } }
+  progress?(.optimising, 0, 1)
+  let chain = try log.run("chain") { try chainFrames(observed, options: options.chain) }
+  let optimised = try log.run("optimise") { try optimiseMap(chain, options: options.optimisation) }
+  let resected = log.run("resect") { resectFrames(optimised, options: options.resection) }
+  var registration = try log.run("keep markers") { try keepMarkers(resected, rule: options.markerKeep) }
+  progress?(.optimising, 1, 1)
+  var cloud = PointSet()
+  if options.fuse {
+    let fused = try log.run("fuse") {
+      try fuseFrames(scan, registration: registration, options: options.fusion) { progress?(.fusing, $0, $1) }
+    }
+    for (index, pose) in fused.refinedPoses {
+      registration.frames[index].worldFromCamera = pose
+      registration.frames[index].refinedByICP = true
+    }
+    cloud = try log.run("clean") { try cleanCloud(fused, options: options.cleaning) }
+  }
+  if options.settleMarkersOnSurface && cloud.count > options.settling.neighbours {
+    (registration, cloud) = try log.run("settle", counts: { [.init("markers settled", $0.registration.markers.count)] }) {
+      defineWorld(try settleMarkers(registration, on: cloud, options: options.settling), cloud: cloud)
+    }
+  }
+  return HeadReconstruction(
+    frames: registration.frames, markers: registration.markers, worldMarkerID: registration.worldMarkerID,
+    cornerRMS: registration.cornerRMS, markersDetected: observed.markersDetected, offCapDetections: observed.offCapDetections,
+    cloud: cloud, timings: log.timings, stages: log.reports)
+}

@@ -1,0 +1,91 @@
+import PointCloud
+import _HeadScanSupport
+
+/// Times the stages of ``reconstructHead(_:options:progress:)`` and collects their reports.
+struct StageLog {
+  var timings = ReconstructionTimings()
+  var reports: [StageReport] = []
+
+  /// Runs one stage, adding its time to its ``ReconstructionTimings`` bucket and its report.
+  mutating func run<T>(_ stage: String, counts: (T) -> [StageReport.Count], _ body: () throws -> T) rethrows -> T {
+    let start = ContinuousClock.now
+    let result = try body()
+    let seconds = ReconstructionTimings.since(start)
+    reports.append(StageReport(stage: stage, seconds: seconds, counts: counts(result)))
+    switch stage {
+    case "observe": timings.detection += seconds
+    case "fuse": timings.fusion += seconds
+    case "clean": timings.cleaning += seconds
+    case "settle": timings.settling += seconds
+    default: timings.registration += seconds
+    }
+    return result
+  }
+
+  mutating func run<T: StageCounting>(_ stage: String, _ body: () throws -> T) rethrows -> T {
+    try run(stage, counts: \.stageCounts, body)
+  }
+}
+
+/// A stage result that sums itself up in counts for its ``StageReport``.
+protocol StageCounting {
+  var stageCounts: [StageReport.Count] { get }
+}
+
+/// Frames rejected, by kind (``FrameRejection/kind``), sorted by kind.
+func rejectionCounts(_ frames: [FrameDiagnostics]) -> [StageReport.Count] {
+  Dictionary(grouping: frames.compactMap(\.rejection?.kind), by: { $0 })
+    .map { StageReport.Count("frames rejected: \($0.key)", $0.value.count) }.sorted { $0.label < $1.label }
+}
+
+extension ScanObservations: StageCounting {
+  var stageCounts: [StageReport.Count] {
+    [
+      .init("frames read", frames.count), .init("frames with depth", framesWithDepth),
+      .init("cap ids detected", markersDetected.count), .init("markers lifted by depth", lifted.depth),
+      .init("markers lifted by PnP", lifted.pnp), .init("off-cap detections dropped", offCapDetections),
+    ]
+  }
+}
+
+extension FrameChain: StageCounting {
+  var stageCounts: [StageReport.Count] {
+    [.init("frames placed", framesPlaced), .init("markers mapped", solution.map.count), .init("outlier detections", outlierDetections)]
+      + rejectionCounts(solution.frames)
+  }
+}
+
+extension MapOptimisation: StageCounting {
+  var stageCounts: [StageReport.Count] {
+    [
+      .init("rounds", rounds), .init("frames optimised", optimisedFrames.count), .init("markers optimised", optimisedMarkers.count),
+      .init("frames rejected: corner residual above the limit", framesRejected),
+    ]
+  }
+}
+
+extension FrameResection: StageCounting {
+  var stageCounts: [StageReport.Count] {
+    [
+      .init("frames resected", resectedFrames.count), .init("frames rejected: too little depth", rejectedFrames.count),
+      .init("markers triangulated", markersTriangulated ? optimisation.solution.map.count : 0),
+    ]
+  }
+}
+
+extension MarkerRegistration: StageCounting {
+  var stageCounts: [StageReport.Count] {
+    [.init("frames registered", framesRegistered), .init("markers kept", markers.count), .init("world marker id", worldMarkerID)]
+      + rejectionCounts(frames)
+  }
+}
+
+extension FusedCloud: StageCounting {
+  var stageCounts: [StageReport.Count] {
+    [.init("frames fused", framesFused), .init("voxels", points.count), .init("frames moved by ICP", refinedPoses.count)]
+  }
+}
+
+extension PointSet: StageCounting {
+  var stageCounts: [StageReport.Count] { [.init("points", count)] }
+}
