@@ -29,6 +29,7 @@ let package = Package(
     .target(name: "ScanIO", dependencies: ["_ImageCodec"]),
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
+    .target(name: "LZFSE"),
     .target(name: "CVAI", dependencies: ["PointCloud"]),
     .target(name: "Agreement", dependencies: ["CVAI", "PointCloud", "ScanIO"]),
     .target(
@@ -81,6 +82,7 @@ let package = Package(
     .target(name: "_TestSupport", exclude: ["README.md"]),
     .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport"]),
     .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "PointCloud", "ScanIO", "_ArucoShim", "_TestSupport"]),
+    .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "CVAI", "_TestSupport"]),
     .testTarget(
