@@ -18,7 +18,11 @@ from pathlib import Path
 
 import liblzfse
 
-OUT = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "fixtures" / "lzfse")
+ARGS = [a for a in sys.argv[1:] if a != "--full-size"]
+OUT = Path(ARGS[0] if ARGS else Path(__file__).resolve().parent.parent / "fixtures" / "lzfse")
+# --full-size: write only two 480×640 depth frames (1.2 MB each, as Record3D stores TrueDepth
+# depth), for measuring decode speed; too large to commit.
+FULL_SIZE = "--full-size" in sys.argv
 
 END = b"bvx$"
 
@@ -131,7 +135,20 @@ def v2_to_v1(block):
 
 # --- vectors ----------------------------------------------------------------------------------
 
+def full_size():
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, half in (("depth-480x640", True), ("depth-480x640-float32", False)):
+        data = depth_frame(480, 640, 11, half_precision=half)
+        stream = liblzfse.compress(data)
+        assert liblzfse.decompress(stream) == data
+        (OUT / f"{name}.raw").write_bytes(data)
+        (OUT / f"{name}.lzfse").write_bytes(stream)
+        print(f"{name:24} {len(data)} bytes, {len(stream)} compressed  {' '.join(kinds(stream))}")
+
+
 def main():
+    if FULL_SIZE:
+        return full_size()
     OUT.mkdir(parents=True, exist_ok=True)
     for old in list(OUT.glob("*.raw")) + list(OUT.glob("*.lzfse")):
         old.unlink()

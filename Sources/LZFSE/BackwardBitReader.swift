@@ -40,15 +40,18 @@ struct BackwardBitReader {
   /// that would read below `lowerBound` (the stream is shorter than its symbols need).
   @inline(__always)
   mutating func refill() -> Bool {
-    let bits = (63 - bitCount) & ~7
+    // Wrapping arithmetic and unchecked conversions: `bitCount` stays in 0...63, so nothing
+    // here overflows, and the only check left is the one that keeps reads in bounds.
+    let bits = (63 &- bitCount) & ~7
     guard bits > 0 else { return true }
-    let next = position - bits >> 3
+    let next = position &- bits &>> 3
     guard next >= lowerBound else { return false }
     position = next
     // `next + 8 <= end`: the stream started at `end - 7` or lower and `bits >= 8`.
     let incoming = source.uint64(at: next)
-    accumulator = accumulator &<< UInt64(bits) | incoming & ((1 &<< UInt64(bits)) &- 1)
-    bitCount += bits
+    let shift = UInt64(truncatingIfNeeded: bits)
+    accumulator = accumulator &<< shift | incoming & ((1 &<< shift) &- 1)
+    bitCount &+= bits
     return true
   }
 
@@ -57,8 +60,9 @@ struct BackwardBitReader {
   @inline(__always)
   mutating func pull(_ count: Int) -> UInt64 {
     bitCount &-= count
-    let result = accumulator &>> UInt64(bitCount)
-    accumulator &= (1 &<< UInt64(bitCount)) &- 1
+    let remaining = UInt64(truncatingIfNeeded: bitCount)
+    let result = accumulator &>> remaining
+    accumulator &= (1 &<< remaining) &- 1
     return result
   }
 }

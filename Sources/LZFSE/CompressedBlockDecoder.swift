@@ -85,7 +85,7 @@ struct CompressedBlockDecoder: ~Copyable {
     var (s0, s1, s2, s3) = header.literalStates
     @inline(__always) func next(_ state: inout Int) -> UInt8 {
       let entry = table[state]
-      state = (Int(entry &>> 16) &+ Int(reader.pull(Int(entry & 0xff)))) & mask
+      state = (Int(entry &>> 16) &+ Int(truncatingIfNeeded: reader.pull(Int(entry & 0xff)))) & mask
       return UInt8(truncatingIfNeeded: entry &>> 8)
     }
     let count = (header.literalCount + 3) & ~3
@@ -93,10 +93,10 @@ struct CompressedBlockDecoder: ~Copyable {
     while i < count {
       guard reader.refill() else { throw .corruptPayload(offset: block, detail: "literal bit stream runs out") }
       literals[i] = next(&s0)
-      literals[i + 1] = next(&s1)
-      literals[i + 2] = next(&s2)
-      literals[i + 3] = next(&s3)
-      i += 4
+      literals[i &+ 1] = next(&s1)
+      literals[i &+ 2] = next(&s2)
+      literals[i &+ 3] = next(&s3)
+      i &+= 4
     }
     return count
   }
@@ -113,8 +113,10 @@ struct CompressedBlockDecoder: ~Copyable {
     @inline(__always) func value(_ table: UnsafeMutablePointer<ValueDecoderEntry>, _ state: inout Int, _ mask: Int) -> Int {
       let entry = table[state]
       let bits = reader.pull(Int(entry.totalBits))
-      state = (Int(entry.delta) &+ Int(bits &>> UInt64(entry.valueBits))) & mask
-      return Int(entry.base) &+ Int(bits & ((1 &<< UInt64(entry.valueBits)) &- 1))
+      let valueBits = UInt64(entry.valueBits)
+      // At most 23 bits were read, so the conversions below cannot trap.
+      state = (Int(entry.delta) &+ Int(truncatingIfNeeded: bits &>> valueBits)) & mask
+      return Int(entry.base) &+ Int(truncatingIfNeeded: bits & ((1 &<< valueBits) &- 1))
     }
     let lMask = LZFSETables.lStateCount - 1, mMask = LZFSETables.mStateCount - 1, dMask = LZFSETables.dStateCount - 1
     var position = start, literal = 0, distance = -1
