@@ -19,6 +19,7 @@ let package = Package(
     .library(name: "ScanSimulator", targets: ["ScanSimulator"]),
     .library(name: "ScanEvaluation", targets: ["ScanEvaluation"]),
     .library(name: "Agreement", targets: ["Agreement"]),
+    .library(name: "LZFSE", targets: ["LZFSE"]),  // for the Fuzz/ and Benchmarks/ packages
     .executable(name: "headscan", targets: ["headscan"]),
   ],
   dependencies: [
