@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials  // `Data` without the rest of Foundation
+#else
+  import Foundation
+#endif
 
 /// Decodes LZFSE streams: the `bvx2` and `bvx1` (LZFSE), `bvxn` (LZVN) and `bvx-`
 /// (uncompressed) blocks up to the `bvx$` end-of-stream block, as Apple's Compression
