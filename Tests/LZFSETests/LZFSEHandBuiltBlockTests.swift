@@ -1,3 +1,4 @@
+import Foundation
 import LZFSE
 import Testing
 
@@ -114,6 +115,25 @@ struct LZFSEHandBuiltBlockTests {
     #expect(throws: LZFSEError.self) {
       try decode(Self.v1Block(decodedSize: 11, matches: 2, literalCount: 0, literal: 0, lSymbol: 0, mSymbol: 6, dSymbol: 3))
     }
+  }
+
+  @Test func hugeDeclaredSizesAreRefusedBeforeAllocating() {
+    // An LZVN block declaring 4 GiB - 1 from an 8-byte payload, twice: 8 GiB in 40 bytes.
+    let block = Self.lzvn(Int(UInt32.max), Self.lzvnEnd)
+    #expect(throws: LZFSEError.outputOverflow(limit: LZFSEDecoder.defaultMaximumSize)) {
+      try LZFSEDecoder.decode(block + block + Self.end)
+    }
+    #expect(throws: LZFSEError.outputOverflow(limit: 1_228_800)) {
+      try LZFSEDecoder.decode(block + Self.end, expectedSize: 1_228_800)
+    }
+  }
+
+  @Test func dataSlicesDecode() throws {
+    // A stream inside a larger buffer (as an archive entry read into memory might be).
+    let stream = Self.raw(Array("depth".utf8)) + Self.end
+    let data = Data([1, 2, 3] + stream + [4])
+    let slice = data[3..<(3 + stream.count)]
+    #expect(try LZFSEDecoder.decode(slice, expectedSize: 5) == Array("depth".utf8))
   }
 
   static func lzvn(_ decodedSize: Int, _ payload: [UInt8]) -> [UInt8] {
