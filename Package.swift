@@ -23,6 +23,7 @@ let package = Package(
     .library(name: "Landmarks", targets: ["Landmarks"]),
     .library(name: "Reports", targets: ["Reports"]),
     .library(name: "HeadScan", targets: ["HeadScan"]),
+    .library(name: "LZFSE", targets: ["LZFSE"]),  // for the Fuzz/ and Benchmarks/ packages
     .executable(name: "headscan", targets: ["headscan"]),
   ],
   dependencies: [
@@ -33,6 +34,7 @@ let package = Package(
     .target(name: "ScanIO", dependencies: ["_ImageCodec", "_HeadScanSupport"]),
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
+    .target(name: "LZFSE"),
     .target(name: "CVAI", dependencies: ["PointCloud", "_HeadScanSupport"]),
     .target(name: "Agreement", dependencies: ["Reports", "CVAI", "PointCloud", "_HeadScanSupport"]),
     .target(
@@ -101,6 +103,7 @@ let package = Package(
     .target(name: "_TestSupport", exclude: ["README.md"]),
     .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport"]),
     .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "PointCloud", "ScanIO", "_ArucoShim", "_TestSupport"]),
+    .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "_TestSupport"]),
     .testTarget(name: "ReportsTests", dependencies: ["Reports", "CVAI", "PointCloud", "_TestSupport"]),

@@ -31,5 +31,14 @@ let package = Package(
       path: "Benchmarks/PipelineStages",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
+    .executableTarget(
+      name: "LZFSEDecoding",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "LZFSE", package: "headscan"),
+      ],
+      path: "Benchmarks/LZFSEDecoding",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
   ]
 )

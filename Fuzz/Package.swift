@@ -24,5 +24,6 @@ let package = Package(
       name: "FuzzLandmarks", dependencies: ["FuzzSupport", .product(name: "ScanIO", package: "headscan")]),
     .executableTarget(
       name: "FuzzCalliperCSV", dependencies: ["FuzzSupport", .product(name: "Agreement", package: "headscan")]),
+    .executableTarget(name: "FuzzLZFSE", dependencies: [.product(name: "LZFSE", package: "headscan")]),
   ]
 )

@@ -5,25 +5,29 @@
 #   FuzzImageFile    a PNG or JPEG file (the C codec over libpng and libjpeg)
 #   FuzzLandmarks    a *.landmarks.json file
 #   FuzzCalliperCSV  a calliper CSV table
+#   FuzzLZFSE        an LZFSE stream (Record3D's depth compression)
 # Seeds come from fixtures/ (made small where the fixture is large); the corpora grow in
 # .build-fuzz/corpus and are reused by the next run. Crashing inputs are kept in
 # .build-fuzz/findings/TARGET/ and the script exits 1 if there is any.
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+#        FUZZ_TARGETS="FuzzLZFSE" scripts/fuzz.sh 600   (build and run only those targets)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 build=.build-fuzz
-targets=(FuzzScanStream FuzzTUMIndex FuzzImageFile FuzzLandmarks FuzzCalliperCSV)
+targets=(${FUZZ_TARGETS:-FuzzScanStream FuzzTUMIndex FuzzImageFile FuzzLandmarks FuzzCalliperCSV FuzzLZFSE})
+products=()
+[ -n "${FUZZ_TARGETS:-}" ] && for target in "${targets[@]}"; do products+=(--product "$target"); done
 
 mkdir -p "$build"
 echo "building the fuzz targets (fuzzer + address sanitizer, the libraries instrumented too) ..."
-swift build -c release --package-path Fuzz --scratch-path "$build" --sanitize=fuzzer --sanitize=address \
+swift build -c release --package-path Fuzz --scratch-path "$build" --sanitize=fuzzer --sanitize=address ${products[@]+"${products[@]}"} \
   -Xswiftc -sanitize=fuzzer,address >"$build/build.log" 2>&1 ||
   { tail -20 "$build/build.log"; exit 1; }
 
 # Seeds.
 seeds="$build/seeds"
-rm -rf "$seeds" && mkdir -p "$seeds"/{FuzzScanStream,FuzzTUMIndex,FuzzImageFile,FuzzLandmarks,FuzzCalliperCSV}
+rm -rf "$seeds" && mkdir -p "$seeds"/{FuzzScanStream,FuzzTUMIndex,FuzzImageFile,FuzzLandmarks,FuzzCalliperCSV,FuzzLZFSE}
 python3 - fixtures/scans/tiny.rgbdscan "$seeds/FuzzScanStream" <<'PY'
 # The fixture's header with 4×3 images and two frames (plus variants), so mutations stay fast.
 import json, struct, sys
@@ -65,6 +69,8 @@ entries = [{"name": n, "x": p[0], "y": p[1], "z": p[2]} for n, p in sorted(marks
 json.dump({"landmarks": entries}, open(sys.argv[2], "w"))
 PY
 cp fixtures/calliper/*.csv "$seeds/FuzzCalliperCSV/"
+# The LZFSE vectors whose stream fits the length limit below (all but the largest).
+find fixtures/lzfse -name '*.lzfse' -size -32k -exec cp {} "$seeds/FuzzLZFSE/" \;
 
 status=0
 for target in "${targets[@]}"; do
@@ -72,6 +78,7 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus" "$findings"
   log="$build/$target.log"
   length=4096; [ "$target" = FuzzImageFile ] && length=16384  # room for the fixture JPEG
+  [ "$target" = FuzzLZFSE ] && length=32768  # room for multi-block streams
   "$build/release/$target" "$corpus" "$seeds/$target" -max_total_time="$seconds" -max_len="$length" -timeout=10 \
     -rss_limit_mb=2048 -artifact_prefix="$findings/" -print_final_stats=1 >"$log" 2>&1 || true
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
