@@ -1,5 +1,4 @@
-// A research tool in one call: reconstruct a scan, find its head frame, measure CVAI.
-// Run from the repository root: swift run -c release MeasureExample [SCAN] [LANDMARKS]
+// A research tool in one call. From the repository root: swift run -c release MeasureExample [SCAN] [LANDMARKS]
 import Foundation
 import HeadScan
 
