@@ -89,14 +89,14 @@ private func measure(
   } catch {
     throw MeasureScanError(path: scanPath, problem: error.description)
   }
-  let measuring = ReconstructionTimings.since(started)
+  let measuring = seconds(since: started)
   var intervals: MeasureIntervals?
   var bootstrapping = 0.0
   if options.bootstrap {
     progress?(.bootstrapping)
     let start = ContinuousClock.now
     intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing)
-    bootstrapping = ReconstructionTimings.since(start)
+    bootstrapping = seconds(since: start)
   }
   let report = MeasureReport(
     measurement: measurement, denominator: options.denominator, registration: MeasureReport.RegistrationSummary(reconstruction),

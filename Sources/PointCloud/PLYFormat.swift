@@ -5,7 +5,7 @@ import Foundation
 /// Vertex properties: `x y z` (float, metres), then `nx ny nz` (float) when the
 /// set has normals, then `red green blue` (uchar) when it has colours.
 public enum PLYFormat {
-  /// The whole file as bytes (write it atomically with `ScanIO.AtomicFile`).
+  /// The whole file as bytes (callers write it atomically).
   public static func encode(_ points: PointSet, comment: String? = nil) -> Data {
     var header = "ply\nformat binary_little_endian 1.0\n"
     if let comment { header += "comment \(comment.replacingOccurrences(of: "\n", with: " "))\n" }

@@ -16,10 +16,4 @@ public struct ReconstructionTimings: Sendable, Hashable {
 
   /// All stages.
   public var total: Double { detection + registration + fusion + cleaning + settling }
-
-  /// Seconds since `start` on the monotonic clock.
-  public static func since(_ start: ContinuousClock.Instant) -> Double {
-    let elapsed = (ContinuousClock.now - start).components
-    return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
-  }
 }

@@ -10,14 +10,14 @@ struct StageLog {
   mutating func run<T>(_ stage: String, counts: (T) -> [StageReport.Count], _ body: () throws -> T) rethrows -> T {
     let start = ContinuousClock.now
     let result = try body()
-    let seconds = ReconstructionTimings.since(start)
-    reports.append(StageReport(stage: stage, seconds: seconds, counts: counts(result)))
+    let elapsed = seconds(since: start)
+    reports.append(StageReport(stage: stage, seconds: elapsed, counts: counts(result)))
     switch stage {
-    case "observe": timings.detection += seconds
-    case "fuse": timings.fusion += seconds
-    case "clean": timings.cleaning += seconds
-    case "settle": timings.settling += seconds
-    default: timings.registration += seconds
+    case "observe": timings.detection += elapsed
+    case "fuse": timings.fusion += elapsed
+    case "clean": timings.cleaning += elapsed
+    case "settle": timings.settling += elapsed
+    default: timings.registration += elapsed
     }
     return result
   }
