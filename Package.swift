@@ -120,7 +120,7 @@ let package = Package(
         "Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_TestSupport",
       ]),
     .testTarget(name: "HeadScanSupportTests", dependencies: ["_HeadScanSupport", "PointCloud", "_TestSupport"]),
-    .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "ScanIO", "ArucoBridge", "_TestSupport"]),
+    .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "MeasureExample", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],
   cxxLanguageStandard: .cxx17
 )
