@@ -35,11 +35,16 @@ extension FrameRenderer {
         }
         let span = sensor.holeDiameter.upperBound - sensor.holeDiameter.lowerBound
         let radius = (sensor.holeDiameter.lowerBound + span * random.uniform()) / 2
+        // The centre anywhere inside that pixel; the hole takes the pixels whose centres it covers.
+        let jitter = SIMD2(random.uniform() - 0.5, random.uniform() - 0.5)
         guard let c = centre else { continue }
-        let cx = c % width, cy = c / width, reach = Int(radius.rounded(.up))
-        for y in max(0, cy - reach)...min(height - 1, cy + reach) {
-          for x in max(0, cx - reach)...min(width - 1, cx + reach) {
-            let dx = Double(x - cx), dy = Double(y - cy)
+        let cx = Double(c % width) + jitter.x, cy = Double(c / width) + jitter.y
+        let x0 = max(0, Int((cx - radius).rounded(.up))), x1 = min(width - 1, Int((cx + radius).rounded(.down)))
+        let y0 = max(0, Int((cy - radius).rounded(.up))), y1 = min(height - 1, Int((cy + radius).rounded(.down)))
+        guard x0 <= x1, y0 <= y1 else { continue }
+        for y in y0...y1 {
+          for x in x0...x1 {
+            let dx = Double(x) - cx, dy = Double(y) - cy
             if dx * dx + dy * dy <= radius * radius { depth[y * width + x] = .nan }
           }
         }

@@ -274,7 +274,7 @@ public func simulateScan(
     seed: options.seed,
     conditions: .init(
       preset: options.preset, sensor: options.sensor, path: options.path, stickerWrap: options.stickerWrap,
-      markerSide: options.markerSide, markerMargin: margin * options.markerSide, renderedIntrinsics: intrinsics,
+      markerSide: options.markerSide, markerMargin: options.markerMargin ?? margin * options.markerSide, renderedIntrinsics: intrinsics,
       statedIntrinsics: statedIntrinsics.scaled(toWidth: options.width, height: options.height), focalError: options.focalError,
       motionBlurRate: options.motionBlurRate, motionBlurLength: options.motionBlurLength))
 
