@@ -43,6 +43,17 @@ public struct CapLayout: Sendable, Hashable {
   public var dictionary: String
   /// Printed side, black border included, metres.
   public var sideLength: Double
+  /// A sticker whose centre or corners cannot be placed on the head surface (far too
+  /// large for the cap's curvature).
+  public struct PlacementError: Error, Sendable, CustomStringConvertible {
+    /// The sticker's id and printed side, metres.
+    public var markerID: Int
+    public var sideLength: Double
+    public var description: String {
+      String(format: "a %.1f mm sticker does not fit the simulated cap: marker %d's corners miss the head surface", sideLength * 1000, markerID)
+    }
+  }
+
   /// White paper around the printed marker, as a fraction of the side on each edge.
   public var margin: Double
   /// How the print follows the surface.
@@ -57,10 +68,11 @@ public struct CapLayout: Sendable, Hashable {
   /// - Parameters:
   ///   - margin: white paper on each edge, as a fraction of `sideLength`.
   ///   - wrap: how the print follows the surface.
+  /// - Throws: ``PlacementError`` when a sticker's corner misses the surface.
   public init(
     head: HeadShape, count: Int, sideLength: Double = 0.016, margin: Double = 0.2, wrap: Wrap = .tangentProjection,
     dictionary: String = "DICT_4X4_50", seed: UInt64
-  ) {
+  ) throws {
     self.dictionary = dictionary
     self.sideLength = sideLength
     self.margin = margin
@@ -69,19 +81,24 @@ public struct CapLayout: Sendable, Hashable {
     let golden = Double.pi * (3 - 5.0.squareRoot())
     let low = sin(-5 * Double.pi / 180), high = sin(78 * Double.pi / 180)
     let turn = random.uniform() * 2 * .pi
-    markers = (0..<count).map { k in
+    markers = try (0..<count).map { k in
       let s = low + (Double(k) + 0.5) / Double(count) * (high - low)
       let elevation = asin(s), azimuth = Double(k) * golden + turn
       let direction = SIMD3(cos(elevation) * cos(azimuth), cos(elevation) * sin(azimuth), sin(elevation))
-      let centre = head.crossing(from: head.vaultCentre, direction: direction, in: 0...0.3)!
+      guard let centre = head.crossing(from: head.vaultCentre, direction: direction, in: 0...0.3) else {
+        throw PlacementError(markerID: k, sideLength: sideLength)
+      }
       let normal = head.normal(at: centre)
       let reference: SIMD3<Double> = abs(normal.z) > 0.9 ? [1, 0, 0] : [0, 0, 1]
       var x = (reference - reference.dot(normal) * normal).normalized
       x = Rotation3(axis: normal, angle: random.uniform() * 2 * .pi) * x
       let y = normal.cross(x)
       let h = sideLength / 2
-      let corners = [SIMD2(-h, h), SIMD2(h, h), SIMD2(h, -h), SIMD2(-h, -h)].map { c -> SIMD3<Double> in
-        Self.surfacePoint(printed: c, centre: centre, x: x, y: y, normal: normal, wrap: wrap, on: head)!
+      let corners = try [SIMD2(-h, h), SIMD2(h, h), SIMD2(h, -h), SIMD2(-h, -h)].map { c -> SIMD3<Double> in
+        guard let corner = Self.surfacePoint(printed: c, centre: centre, x: x, y: y, normal: normal, wrap: wrap, on: head) else {
+          throw PlacementError(markerID: k, sideLength: sideLength)
+        }
+        return corner
       }
       return CapMarker(
         id: k, headFromMarker: RigidTransform(squareCorners: corners), corners: corners, surfaceCentre: centre,
@@ -102,13 +119,18 @@ public struct CapLayout: Sendable, Hashable {
 
   /// The surface point whose print coordinates (see ``stickerCoordinates(_:marker:)``)
   /// are `printed`, for a sticker centred at `centre` with tangent axes `x`, `y`; nil
-  /// where the normal through the point's foot misses the surface within 1 cm.
+  /// where the normal through the point's foot misses the surface within 5 cm.
   static func surfacePoint(
     printed: SIMD2<Double>, centre: SIMD3<Double>, x: SIMD3<Double>, y: SIMD3<Double>, normal: SIMD3<Double>, wrap: Wrap,
     on head: HeadShape
   ) -> SIMD3<Double>? {
+    // Search 1 cm either side of the tangent plane (every sticker of normal size), then 5 cm.
+    func surface(below foot: SIMD2<Double>) -> SIMD3<Double>? {
+      let start = centre + foot.x * x + foot.y * y
+      return head.crossing(from: start, direction: normal, in: -0.01...0.01) ?? head.crossing(from: start, direction: normal, in: -0.05...0.05)
+    }
     var foot = printed  // tangent-plane coordinates of the point's foot
-    guard var point = head.crossing(from: centre + foot.x * x + foot.y * y, direction: normal, in: -0.01...0.01) else { return nil }
+    guard var point = surface(below: foot) else { return nil }
     guard wrap == .decal, (printed * printed).sum() > 0 else { return point }
     // Decal coordinates are radial rescalings of the tangent-plane ones: rescale the
     // foot until the surface point's print coordinates are the asked ones.
@@ -117,7 +139,7 @@ public struct CapLayout: Sendable, Hashable {
       let ratio = ((printed * printed).sum() / (reached * reached).sum()).squareRoot()
       if abs(ratio - 1) < 1e-14 { break }
       foot *= ratio
-      guard let moved = head.crossing(from: centre + foot.x * x + foot.y * y, direction: normal, in: -0.01...0.01) else { return nil }
+      guard let moved = surface(below: foot) else { return nil }
       point = moved
     }
     return point

@@ -157,7 +157,8 @@ public struct SimulationResult: Sendable {
 ///   - path: the scan to write (a `.rgbdscan` file or a folder); companions go beside it.
 ///   - format: stream or TUM folder.
 ///   - progress: called after each written frame with (done, total).
-/// - Throws: ``ScanIOError`` when writing fails; `ArucoError` for an unknown dictionary.
+/// - Throws: ``ScanIOError`` when writing fails; `ArucoError` for an unknown dictionary;
+///   ``CapLayout/PlacementError`` for a sticker far too large for the cap.
 public func simulateScan(
   _ options: SimulationOptions, to path: String, format: SimulationFormat,
   progress: ((Int, Int) -> Void)? = nil
@@ -166,7 +167,7 @@ public func simulateScan(
   precondition(options.width * 3 == options.height * 4, "images must be 4:3 like the TrueDepth camera")
   let head = HeadShape(solving: options.head)
   let margin = options.markerMargin.map { $0 / options.markerSide } ?? 0.2
-  let layout = CapLayout(
+  let layout = try CapLayout(
     head: head, count: options.markerCount, sideLength: options.markerSide, margin: margin, wrap: options.stickerWrap,
     dictionary: options.dictionary, seed: options.seed)
   var trueIntrinsics = SimulationOptions.baseIntrinsics

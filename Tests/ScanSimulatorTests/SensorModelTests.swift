@@ -21,7 +21,7 @@ struct SensorModelTests {
   }
 
   static func renderer(_ sensor: SensorModel, width: Int = 320, wrap: CapLayout.Wrap = .tangentProjection) throws -> FrameRenderer {
-    let layout = CapLayout(head: head, count: 30, wrap: wrap, seed: 3)
+    let layout = try CapLayout(head: head, count: 30, wrap: wrap, seed: 3)
     let intrinsics = SimulationOptions.baseIntrinsics.scaled(toWidth: width, height: width * 3 / 4)
     return try FrameRenderer(head: head, layout: layout, intrinsics: intrinsics, sensor: sensor, lostFrom: [:])
   }

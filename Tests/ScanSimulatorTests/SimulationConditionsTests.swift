@@ -105,8 +105,8 @@ struct SimulationConditionsTests {
   /// surface w = −(Ax² + 2Bxy + Cy²)/2; measured here on the exact surface).
   @Test func decalCornersFollowTheSurfaceByTheExpectedAmount() throws {
     let head = HeadShape(solving: .init(cranialIndex: 82, cvai: 7, flattenedSide: .left))
-    let decal = CapLayout(head: head, count: 40, margin: 0.125, wrap: .decal, seed: 21)
-    let tangent = CapLayout(head: head, count: 40, margin: 0.125, wrap: .tangentProjection, seed: 21)
+    let decal = try CapLayout(head: head, count: 40, margin: 0.125, wrap: .decal, seed: 21)
+    let tangent = try CapLayout(head: head, count: 40, margin: 0.125, wrap: .tangentProjection, seed: 21)
     let h = decal.sideLength / 2
     var decalErrors: [Double] = [], tangentExcess: [Double] = [], worstOffPlane = 0.0, worstBow = 0.0
     for (m, t) in zip(decal.markers, tangent.markers) {
@@ -173,7 +173,7 @@ struct SimulationConditionsTests {
       o.markerMargin = 0.002
       let (_, result) = try Self.scan(o, in: folder, "d.rgbdscan")
       let head = HeadShape(solving: o.head)
-      let layout = CapLayout(head: head, count: o.markerCount, margin: 0.125, wrap: .decal, seed: o.seed)
+      let layout = try CapLayout(head: head, count: o.markerCount, margin: 0.125, wrap: .decal, seed: o.seed)
       let clinicalFromModel = head.clinicalFrame.headFromWorld
       for (m, t) in zip(layout.markers, result.truth.markers) {
         for k in 0..<4 { #expect((clinicalFromModel.apply(m.corners[k]) - t.corners[k]).length < 1e-12) }
