@@ -19,6 +19,13 @@ public struct CameraPath: Sendable, Hashable, Codable {
   public var tremor: Double = 0.003
   /// Roll of the phone about its viewing axis, degrees (amplitude).
   public var roll: Double = 6
+  /// When set, the camera's distance from the head surface along its line of sight,
+  /// metres: it swings between the range's ends (at the frequency of ``distanceSwing``)
+  /// and replaces ``distance`` and ``distanceSwing``.
+  public var surfaceDistance: ClosedRange<Double>?
+  /// Physiological hand tremor: position amplitude at 8–12 Hz, metres (0 = none),
+  /// on top of the slow ``tremor``; the aim point shakes twice as much.
+  public var fineTremor: Double = 0
 
   public init() {}
 
@@ -26,19 +33,38 @@ public struct CameraPath: Sendable, Hashable, Codable {
   ///
   /// - Parameters:
   ///   - centre: what the camera looks at, head frame, metres.
-  ///   - phases: seeded phases that make each scan's tremor its own.
-  public func headFromCamera(at t: Double, duration: Double, centre: SIMD3<Double>, phases: [Double]) -> RigidTransform {
+  ///   - phases: seeded phases that make each scan's tremor its own (9, or 12 with ``fineTremor``).
+  ///   - surfaceRadius: the distance from `centre` to the head surface along a unit
+  ///     direction, metres; needed by ``surfaceDistance`` (without it the range is taken
+  ///     from `centre`).
+  public func headFromCamera(
+    at t: Double, duration: Double, centre: SIMD3<Double>, phases: [Double], surfaceRadius: ((SIMD3<Double>) -> Double)? = nil
+  ) -> RigidTransform {
     let degree = Double.pi / 180
     let azimuth = (startAzimuth + coverage * 360 * t) * degree
     let el = (elevation + elevationSwing * sin(2 * .pi * 1.5 * t + phases[0])) * degree
-    let r = distance + distanceSwing * sin(2 * .pi * 2.3 * t + phases[1])
+    let direction = SIMD3(cos(el) * cos(azimuth), cos(el) * sin(azimuth), sin(el))
+    let r: Double
+    if let range = surfaceDistance {
+      let swing = sin(2 * .pi * 2.3 * t + phases[1])
+      let middle = (range.lowerBound + range.upperBound) / 2, half = (range.upperBound - range.lowerBound) / 2
+      r = (surfaceRadius?(direction) ?? 0) + middle + half * swing
+    } else {
+      r = distance + distanceSwing * sin(2 * .pi * 2.3 * t + phases[1])
+    }
     let seconds = t * duration
     func wobble(_ k: Int) -> Double {
       sin(2 * .pi * 0.7 * seconds + phases[2 + k]) * 0.6 + sin(2 * .pi * 1.9 * seconds + phases[5 + k]) * 0.4
     }
-    let eye = centre + r * SIMD3(cos(el) * cos(azimuth), cos(el) * sin(azimuth), sin(el))
-      + tremor * SIMD3(wobble(0), wobble(1), wobble(2))
-    let target = centre + SIMD3(0, 0, 0.005) + 2 * tremor * SIMD3(wobble(1), wobble(2), wobble(0))
+    var eye = centre + r * direction + tremor * SIMD3(wobble(0), wobble(1), wobble(2))
+    var target = centre + SIMD3(0, 0, 0.005) + 2 * tremor * SIMD3(wobble(1), wobble(2), wobble(0))
+    if fineTremor > 0, phases.count >= 12 {
+      func shiver(_ k: Int) -> Double {
+        sin(2 * .pi * 8.3 * seconds + phases[9 + k]) * 0.7 + sin(2 * .pi * 11.7 * seconds + phases[9 + (k + 1) % 3]) * 0.3
+      }
+      eye += fineTremor * SIMD3(shiver(0), shiver(1), shiver(2))
+      target += 2 * fineTremor * SIMD3(shiver(1), shiver(2), shiver(0))
+    }
     let view = (target - eye).normalized
     let up = Rotation3(axis: view, angle: roll * degree * sin(2 * .pi * 0.4 * seconds + phases[8])) * SIMD3(0, 0, 1)
     return RigidTransform.lookAt(eye: eye, target: target, up: up)

@@ -4,10 +4,9 @@ import PointCloud
 
 /// One ArUco sticker on the cap, in the head model's frame (metres).
 ///
-/// The printed square wraps the curved surface: a surface point belongs to the
-/// sticker where its orthographic projection onto the tangent plane at
-/// ``surfaceCentre`` falls inside the square. Its corners are therefore on the
-/// surface and very slightly off one plane, as a real sticker's are.
+/// The printed square wraps the curved surface (see ``CapLayout/Wrap``): its
+/// corners are on the surface and off one plane, and its edges bow with the
+/// surface, as a real sticker's are.
 public struct CapMarker: Sendable, Hashable, Codable {
   /// Marker id in the cap's dictionary.
   public var id: Int
@@ -26,12 +25,39 @@ public struct CapMarker: Sendable, Hashable, Codable {
 
 /// The stickers on a simulated cap.
 public struct CapLayout: Sendable, Hashable {
+  /// How the flat print is laid onto the curved cap.
+  public enum Wrap: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A surface point belongs to the print where its orthographic projection onto the
+    /// tangent plane at the sticker's centre falls inside the square (the original model):
+    /// the print is stretched a little towards its corners.
+    case tangentProjection = "tangent"
+    /// A decal that keeps its printed lengths along the surface: a point's print
+    /// coordinates are its tangent-plane direction from the centre and its arc length
+    /// along the normal section through the centre (geodesic polar coordinates, the arc
+    /// taken as the circle through the centre and the point tangent to the plane). The
+    /// corners lie at the printed half-diagonal along the surface.
+    case decal
+  }
+
   /// ArUco dictionary name.
   public var dictionary: String
   /// Printed side, black border included, metres.
   public var sideLength: Double
+  /// A sticker whose centre or corners cannot be placed on the head surface (far too
+  /// large for the cap's curvature).
+  public struct PlacementError: Error, Sendable, CustomStringConvertible {
+    /// The sticker's id and printed side, metres.
+    public var markerID: Int
+    public var sideLength: Double
+    public var description: String {
+      String(format: "a %.1f mm sticker does not fit the simulated cap: marker %d's corners miss the head surface", sideLength * 1000, markerID)
+    }
+  }
+
   /// White paper around the printed marker, as a fraction of the side on each edge.
   public var margin: Double
+  /// How the print follows the surface.
+  public var wrap: Wrap
   public var markers: [CapMarker]
 
   /// Places `count` markers (ids 0..<count) evenly over the cranium above the brows and ears.
@@ -39,28 +65,40 @@ public struct CapLayout: Sendable, Hashable {
   /// Directions from the vault centre follow a Fibonacci spiral over elevations
   /// −5°…78° (area-uniform), turned by a seeded azimuth; each sticker gets a
   /// seeded in-plane rotation.
-  public init(head: HeadShape, count: Int, sideLength: Double = 0.016, dictionary: String = "DICT_4X4_50", seed: UInt64) {
+  /// - Parameters:
+  ///   - margin: white paper on each edge, as a fraction of `sideLength`.
+  ///   - wrap: how the print follows the surface.
+  /// - Throws: ``PlacementError`` when a sticker's corner misses the surface.
+  public init(
+    head: HeadShape, count: Int, sideLength: Double = 0.016, margin: Double = 0.2, wrap: Wrap = .tangentProjection,
+    dictionary: String = "DICT_4X4_50", seed: UInt64
+  ) throws {
     self.dictionary = dictionary
     self.sideLength = sideLength
-    self.margin = 0.2
+    self.margin = margin
+    self.wrap = wrap
     var random = SeededGenerator(seed: seed ^ 0xCA9_1A70)
     let golden = Double.pi * (3 - 5.0.squareRoot())
     let low = sin(-5 * Double.pi / 180), high = sin(78 * Double.pi / 180)
     let turn = random.uniform() * 2 * .pi
-    markers = (0..<count).map { k in
+    markers = try (0..<count).map { k in
       let s = low + (Double(k) + 0.5) / Double(count) * (high - low)
       let elevation = asin(s), azimuth = Double(k) * golden + turn
       let direction = SIMD3(cos(elevation) * cos(azimuth), cos(elevation) * sin(azimuth), sin(elevation))
-      let centre = head.crossing(from: head.vaultCentre, direction: direction, in: 0...0.3)!
+      guard let centre = head.crossing(from: head.vaultCentre, direction: direction, in: 0...0.3) else {
+        throw PlacementError(markerID: k, sideLength: sideLength)
+      }
       let normal = head.normal(at: centre)
       let reference: SIMD3<Double> = abs(normal.z) > 0.9 ? [1, 0, 0] : [0, 0, 1]
       var x = (reference - reference.dot(normal) * normal).normalized
       x = Rotation3(axis: normal, angle: random.uniform() * 2 * .pi) * x
       let y = normal.cross(x)
       let h = sideLength / 2
-      let corners = [SIMD2(-h, h), SIMD2(h, h), SIMD2(h, -h), SIMD2(-h, -h)].map { c -> SIMD3<Double> in
-        let q = centre + c.x * x + c.y * y
-        return head.crossing(from: q, direction: normal, in: -0.01...0.01)!
+      let corners = try [SIMD2(-h, h), SIMD2(h, h), SIMD2(h, -h), SIMD2(-h, -h)].map { c -> SIMD3<Double> in
+        guard let corner = Self.surfacePoint(printed: c, centre: centre, x: x, y: y, normal: normal, wrap: wrap, on: head) else {
+          throw PlacementError(markerID: k, sideLength: sideLength)
+        }
+        return corner
       }
       return CapMarker(
         id: k, headFromMarker: RigidTransform(squareCorners: corners), corners: corners, surfaceCentre: centre,
@@ -68,11 +106,57 @@ public struct CapLayout: Sendable, Hashable {
     }
   }
 
-  /// The sticker's tangent-plane coordinates (metres) of a head-frame point.
+  /// The print coordinates (metres, x along ``CapMarker/axisX``, y along
+  /// ``CapMarker/axisY``, 0 at the centre) of a head-frame point on the sticker.
   @inline(__always)
-  func stickerCoordinates(_ p: SIMD3<Double>, marker m: CapMarker) -> SIMD2<Double> {
+  public func stickerCoordinates(_ p: SIMD3<Double>, marker m: CapMarker) -> SIMD2<Double> {
     let d = p - m.surfaceCentre
-    return SIMD2(d.dot(m.axisX), d.dot(m.axisY))
+    switch wrap {
+    case .tangentProjection: return SIMD2(d.dot(m.axisX), d.dot(m.axisY))
+    case .decal: return Self.decalCoordinates(d, x: m.axisX, y: m.axisY, normal: m.normal)
+    }
+  }
+
+  /// The surface point whose print coordinates (see ``stickerCoordinates(_:marker:)``)
+  /// are `printed`, for a sticker centred at `centre` with tangent axes `x`, `y`; nil
+  /// where the normal through the point's foot misses the surface within 5 cm.
+  static func surfacePoint(
+    printed: SIMD2<Double>, centre: SIMD3<Double>, x: SIMD3<Double>, y: SIMD3<Double>, normal: SIMD3<Double>, wrap: Wrap,
+    on head: HeadShape
+  ) -> SIMD3<Double>? {
+    // Search 1 cm either side of the tangent plane (every sticker of normal size), then 5 cm.
+    func surface(below foot: SIMD2<Double>) -> SIMD3<Double>? {
+      let start = centre + foot.x * x + foot.y * y
+      return head.crossing(from: start, direction: normal, in: -0.01...0.01) ?? head.crossing(from: start, direction: normal, in: -0.05...0.05)
+    }
+    var foot = printed  // tangent-plane coordinates of the point's foot
+    guard var point = surface(below: foot) else { return nil }
+    guard wrap == .decal, (printed * printed).sum() > 0 else { return point }
+    // Decal coordinates are radial rescalings of the tangent-plane ones: rescale the
+    // foot until the surface point's print coordinates are the asked ones.
+    for _ in 0..<30 {
+      let reached = decalCoordinates(point - centre, x: x, y: y, normal: normal)
+      let ratio = ((printed * printed).sum() / (reached * reached).sum()).squareRoot()
+      if abs(ratio - 1) < 1e-14 { break }
+      foot *= ratio
+      guard let moved = surface(below: foot) else { return nil }
+      point = moved
+    }
+    return point
+  }
+
+  /// Geodesic-polar print coordinates of the offset `d` from a sticker's centre: the
+  /// tangent-plane direction, and as length the arc of the circle that touches the
+  /// tangent plane at the centre and passes through the point.
+  @inline(__always)
+  static func decalCoordinates(_ d: SIMD3<Double>, x: SIMD3<Double>, y: SIMD3<Double>, normal: SIMD3<Double>) -> SIMD2<Double> {
+    let tangent = SIMD2(d.dot(x), d.dot(y))
+    let rho = (tangent * tangent).sum().squareRoot(), w = abs(d.dot(normal))
+    guard rho > 1e-12, w > 1e-15 else { return tangent }
+    let chordSquared = rho * rho + w * w
+    let radius = chordSquared / (2 * w)
+    let arc = 2 * radius * asin(min(1, chordSquared.squareRoot() / (2 * radius)))
+    return tangent * (arc / rho)
   }
 }
 

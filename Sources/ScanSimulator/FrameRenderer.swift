@@ -71,28 +71,6 @@ struct HeadMesh: Sendable {
   }
 }
 
-/// How the simulated TrueDepth camera departs from the truth.
-public struct SensorModel: Sendable, Hashable, Codable {
-  /// Depth noise σ at 0.3 m, metres; grows with the square of the distance.
-  public var depthNoise: Double = 0.0005
-  /// No depth closer than this, metres (the camera's near limit).
-  public var minimumDepth: Double = 0.20
-  /// No depth farther than this, metres.
-  public var maximumDepth: Double = 1.2
-  /// Below this cosine between ray and surface normal, depth always drops out.
-  public var grazingCutoff: Double = 0.20
-  /// Between the cutoff and this cosine, depth drops out with a falling probability.
-  public var grazingFade: Double = 0.35
-  /// Fraction of other valid pixels lost at random.
-  public var randomDropout: Double = 0.003
-  /// Colour noise σ, grey levels.
-  public var colourNoise: Double = 1.5
-  /// Optical blur σ of the colour image, pixels.
-  public var blur: Double = 0.5
-
-  public init() {}
-}
-
 /// One rendered frame before encoding.
 struct RenderedFrame {
   var depth: [Float]
@@ -117,8 +95,14 @@ struct FrameRenderer: Sendable {
   let lostFrom: [Int: Int]
   let landmarks: HeadLandmarks
   let landmarkNormals: [SIMD3<Double>]
+  /// Colour motion blur by frame index: length (pixels) and angle (radians from x).
+  let motionBlurs: [Int: (length: Double, angle: Double)]
 
-  init(head: HeadShape, layout: CapLayout, intrinsics: CameraIntrinsics, sensor: SensorModel, lostFrom: [Int: Int]) throws {
+  init(
+    head: HeadShape, layout: CapLayout, intrinsics: CameraIntrinsics, sensor: SensorModel, lostFrom: [Int: Int],
+    motionBlurs: [Int: (length: Double, angle: Double)] = [:]
+  ) throws {
+    self.motionBlurs = motionBlurs
     self.head = head
     self.layout = layout
     self.mesh = HeadMesh(head: head, layout: layout)
@@ -140,7 +124,14 @@ struct FrameRenderer: Sendable {
   }
 
   /// Renders the frame seen from `headFromCamera`; `seed` fixes its noise.
-  func render(headFromCamera: RigidTransform, frameIndex: Int, seed: UInt64, motionBlur: Double = 0) -> RenderedFrame {
+  ///
+  /// `motionBlur` is the colour's motion-blur length in pixels, along `motionBlurAngle`
+  /// (radians from the image x axis); when 0, the frame's entry in ``motionBlurs`` applies. The effects added after the original model
+  /// (correlated noise, frame offset, silhouette loss, holes) draw from their own
+  /// generator, so turning them on leaves every other random choice as it was.
+  func render(
+    headFromCamera: RigidTransform, frameIndex: Int, seed: UInt64, motionBlur: Double = 0, motionBlurAngle: Double = 0
+  ) -> RenderedFrame {
     let width = intrinsics.width, height = intrinsics.height
     let cameraFromHead = headFromCamera.inverse
     let fx = intrinsics.fx, fy = intrinsics.fy, cx = intrinsics.cx, cy = intrinsics.cy
@@ -191,6 +182,9 @@ struct FrameRenderer: Sendable {
     var random = SeededGenerator(seed: seed)
     var depth = [Float](repeating: .nan, count: width * height)
     var shade = [Float](repeating: 0, count: width * height * 3)
+    // The surface's true depth a pixel (infinity where it sees the far room), for edges.
+    let findsEdges = sensor.silhouetteLoss > 0
+    var surfaceDepth = [Double](repeating: .infinity, count: findsEdges ? width * height : 0)
     let white = 235.0, black = 28.0
     let fabric = SIMD3<Double>(205, 190, 172), skin = SIMD3<Double>(150, 176, 226)
     let half = layout.sideLength / 2, paper = layout.sideLength * (0.5 + layout.margin)
@@ -211,8 +205,9 @@ struct FrameRenderer: Sendable {
             shade[3 * i + 1] = Float(150 * weave * light)
             shade[3 * i + 2] = Float(110 * weave * light)
             let z = s  // the camera ray has unit z, so s is the depth along the optical axis
+            if findsEdges { surfaceDepth[i] = z }
             if z >= sensor.minimumDepth && z <= sensor.maximumDepth && random.uniform() >= sensor.randomDropout {
-              depth[i] = Float(z + sensor.depthNoise * (z / 0.3) * (z / 0.3) * random.gaussian())
+              depth[i] = Float(z + sensor.depthSigma(at: z) * random.gaussian())
             }
           } else {
             let g = 48 + 18 * Double(y) / Double(height)
@@ -223,6 +218,7 @@ struct FrameRenderer: Sendable {
           continue
         }
         let z = 1 / inverseDepth[i]
+        if findsEdges { surfaceDepth[i] = z }
         let ray = SIMD3((Double(x) - cx) / fx, (Double(y) - cy) / fy, 1)
         let point = ray * z
         let a = camera[Int(mesh.triangles[3 * t])], b = camera[Int(mesh.triangles[3 * t + 1])], c = camera[Int(mesh.triangles[3 * t + 2])]
@@ -272,25 +268,32 @@ struct FrameRenderer: Sendable {
           continue
         }
         if random.uniform() < sensor.randomDropout { continue }
-        let sigma = sensor.depthNoise * (z / 0.3) * (z / 0.3)
+        let sigma = sensor.depthSigma(at: z)
         depth[i] = Float(z + sigma * random.gaussian())
       }
     }
 
-    let bgra = Self.finishColour(shade, width: width, height: height, sensor: sensor, motionBlur: motionBlur, random: &random)
+    var effects = SeededGenerator(seed: seed ^ 0xDE97_4E55_0F5E_7A11)
+    applyDepthEffects(to: &depth, surfaceDepth: surfaceDepth, random: &effects)
+    let blur = motionBlur > 0 ? (length: motionBlur, angle: motionBlurAngle) : (motionBlurs[frameIndex] ?? (length: 0, angle: 0))
+    let bgra = Self.finishColour(
+      shade, width: width, height: height, sensor: sensor, motionBlur: blur.length, motionBlurAngle: blur.angle, random: &random)
     return RenderedFrame(
       depth: depth, bgra: bgra,
       landmarks: observeLandmarks(cameraFromHead: cameraFromHead, inverseDepth: inverseDepth),
       visibleMarkers: visibleMarkers(cameraFromHead: cameraFromHead, inverseDepth: inverseDepth, frameIndex: frameIndex))
   }
 
-  /// Motion blur (a horizontal box `motionBlur` pixels long), blur (camera point spread),
-  /// noise, quantisation to BGRA.
+  /// Motion blur (a box `motionBlur` pixels long along `motionBlurAngle`, radians from
+  /// the x axis), blur (camera point spread), noise, quantisation to BGRA.
   static func finishColour(
-    _ shade: [Float], width: Int, height: Int, sensor: SensorModel, motionBlur: Double = 0, random: inout SeededGenerator
+    _ shade: [Float], width: Int, height: Int, sensor: SensorModel, motionBlur: Double = 0, motionBlurAngle: Double = 0,
+    random: inout SeededGenerator
   ) -> [UInt8] {
     var image = shade
-    if motionBlur > 1 {
+    if motionBlur > 1 && motionBlurAngle != 0 {
+      image = directionalBlur(shade, width: width, height: height, length: motionBlur, angle: motionBlurAngle)
+    } else if motionBlur > 1 {
       // Box of length L centred on the pixel: full weight inside, the fractional rest at both ends.
       let half = motionBlur / 2, reach = Int(half.rounded(.up))
       let weights = (-reach...reach).map { Float(max(0, min(1, half + 0.5 - Double(abs($0))))) }

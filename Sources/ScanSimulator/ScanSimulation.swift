@@ -13,6 +13,10 @@ public struct SimulationOptions: Sendable, Hashable {
   public var markerCount = 30
   /// Printed marker side, black border included, metres.
   public var markerSide = 0.016
+  /// White paper around the printed marker on each edge, metres (nil: 20 % of the side).
+  public var markerMargin: Double?
+  /// How the stickers' print follows the curved cap.
+  public var stickerWrap: CapLayout.Wrap = .tangentProjection
   /// ArUco dictionary of the stickers.
   public var dictionary = "DICT_4X4_50"
   /// Number of frames.
@@ -33,6 +37,19 @@ public struct SimulationOptions: Sendable, Hashable {
   /// Frames taken while the phone jerked: frame index → length of the horizontal motion
   /// blur, pixels at 640 px width (scaled with the image).
   public var shakenFrames: [Int: Double] = [:]
+  /// Fraction of frames (each drawn independently) with a colour motion blur in a random
+  /// direction; ``shakenFrames`` take precedence on their frames.
+  public var motionBlurRate: Double = 0
+  /// Length range of those blurs, pixels at 640 px width (uniform).
+  public var motionBlurLength: ClosedRange<Double> = 3...14
+  /// The true focal length (fx = fy) the frames are rendered with, pixels at 640 px
+  /// width: one value drawn uniformly from the range with the seed.
+  public var focalLength: ClosedRange<Double> = 593...593
+  /// Relative error of the header's intrinsics: the stated fx and fy are the true ones
+  /// × (1 + focalError); the truth keeps the true ones.
+  public var focalError: Double = 0
+  /// The preset these options started from (recorded in the truth).
+  public var preset: SimulationPreset = .default
   /// Seed of every random choice (marker layout, tremor, noise).
   public var seed: UInt64 = 1
 
@@ -40,6 +57,12 @@ public struct SimulationOptions: Sendable, Hashable {
   public static let baseIntrinsics = CameraIntrinsics(fx: 593, fy: 593, cx: 319.5, cy: 239.5, width: 640, height: 480)
 
   public init() {}
+
+  /// The options of `preset` (``SimulationPreset/default`` is ``init()``).
+  public init(preset: SimulationPreset) {
+    self.init()
+    preset.apply(to: &self)
+  }
 }
 
 /// How a simulated scan is stored.
@@ -70,6 +93,33 @@ public struct SimulationTruth: Sendable, Codable {
     public var headFromCamera: RigidTransform
     /// Stickers whose four corners are in view and unoccluded.
     public var visibleMarkers: [Int]
+    /// The colour's motion blur on this frame, if any.
+    public var motionBlur: MotionBlur?
+  }
+  /// A linear colour motion blur.
+  public struct MotionBlur: Sendable, Codable, Hashable {
+    /// Length, pixels of this scan's images.
+    public var length: Double
+    /// Direction, degrees from the image x axis.
+    public var angle: Double
+  }
+  /// The conditions the scan was rendered under, for evaluation.
+  public struct Conditions: Sendable, Codable {
+    public var preset: SimulationPreset
+    public var sensor: SensorModel
+    public var path: CameraPath
+    public var stickerWrap: CapLayout.Wrap
+    /// Printed marker side and white margin on each edge, metres.
+    public var markerSide: Double
+    public var markerMargin: Double
+    /// The intrinsics the frames were rendered with (at the image size).
+    public var renderedIntrinsics: CameraIntrinsics
+    /// The intrinsics the header states: rendered × (1 + focalError) in fx and fy.
+    public var statedIntrinsics: CameraIntrinsics
+    public var focalError: Double
+    /// Fraction of frames drawn for a random motion blur, and its length range (pixels at 640 px).
+    public var motionBlurRate: Double
+    public var motionBlurLength: ClosedRange<Double>
   }
 
   /// The contract §4 measures of the exact surface.
@@ -83,6 +133,8 @@ public struct SimulationTruth: Sendable, Codable {
   public var markers: [Marker]
   public var cameras: [Camera]
   public var seed: UInt64
+  /// The sensor model, path and intrinsics used (absent in truth files written before it).
+  public var conditions: Conditions?
 }
 
 /// What a simulation wrote.
@@ -106,7 +158,8 @@ public struct SimulationResult: Sendable {
 ///   - path: the scan to write (a `.rgbdscan` file or a folder); companions go beside it.
 ///   - format: stream or TUM folder.
 ///   - progress: called after each written frame with (done, total).
-/// - Throws: ``ScanIOError`` when writing fails; `ArucoError` for an unknown dictionary.
+/// - Throws: ``ScanIOError`` when writing fails; `ArucoError` for an unknown dictionary;
+///   ``CapLayout/PlacementError`` for a sticker far too large for the cap.
 public func simulateScan(
   _ options: SimulationOptions, to path: String, format: SimulationFormat,
   progress: ((Int, Int) -> Void)? = nil
@@ -114,16 +167,33 @@ public func simulateScan(
   precondition(options.frames > 0, "a scan needs at least one frame")
   precondition(options.width * 3 == options.height * 4, "images must be 4:3 like the TrueDepth camera")
   let head = HeadShape(solving: options.head)
-  let layout = CapLayout(head: head, count: options.markerCount, sideLength: options.markerSide, dictionary: options.dictionary, seed: options.seed)
-  let intrinsics = SimulationOptions.baseIntrinsics.scaled(toWidth: options.width, height: options.height)
+  let margin = options.markerMargin.map { $0 / options.markerSide } ?? 0.2
+  let layout = try CapLayout(
+    head: head, count: options.markerCount, sideLength: options.markerSide, margin: margin, wrap: options.stickerWrap,
+    dictionary: options.dictionary, seed: options.seed)
+  var trueIntrinsics = SimulationOptions.baseIntrinsics
+  if options.focalLength.lowerBound < options.focalLength.upperBound {
+    var draw = SeededGenerator(seed: options.seed ^ 0xF0CA_1000)
+    trueIntrinsics.fx = options.focalLength.lowerBound + (options.focalLength.upperBound - options.focalLength.lowerBound) * draw.uniform()
+  } else {
+    trueIntrinsics.fx = options.focalLength.lowerBound
+  }
+  trueIntrinsics.fy = trueIntrinsics.fx
+  var statedIntrinsics = trueIntrinsics
+  statedIntrinsics.fx *= 1 + options.focalError
+  statedIntrinsics.fy *= 1 + options.focalError
+  let intrinsics = trueIntrinsics.scaled(toWidth: options.width, height: options.height)
+  let blurs = motionBlurPlan(options)
   let lost = Dictionary(uniqueKeysWithValues: options.lostMarkers.compactMap { id, frame in
     layout.markers.firstIndex { $0.id == id }.map { ($0, frame) }
   })
-  let renderer = try FrameRenderer(head: head, layout: layout, intrinsics: intrinsics, sensor: options.sensor, lostFrom: lost)
+  let renderer = try FrameRenderer(
+    head: head, layout: layout, intrinsics: intrinsics, sensor: options.sensor, lostFrom: lost,
+    motionBlurs: blurs.mapValues { ($0.length, $0.angle * .pi / 180) })
 
   let header = ScanHeader(
     depthWidth: options.width, depthHeight: options.height,
-    colorWidth: options.width, colorHeight: options.height, intrinsics: SimulationOptions.baseIntrinsics,
+    colorWidth: options.width, colorHeight: options.height, intrinsics: statedIntrinsics,
     fps: options.fps, markers: .init(dictionary: options.dictionary, sideLength: options.markerSide),
     capMarkerCount: options.markerCount > 0 ? options.markerCount : nil, recordedAt: "2026-11-21T10:15:00Z", patientID: "simulated-\(options.seed)")
   let append: (Double, [Float], [UInt8]) throws -> Void
@@ -140,11 +210,16 @@ public func simulateScan(
   }
 
   var phaseRandom = SeededGenerator(seed: options.seed ^ 0x7A7E)
-  let phases = (0..<9).map { _ in phaseRandom.uniform() * 2 * .pi }
+  let phases = (0..<12).map { _ in phaseRandom.uniform() * 2 * .pi }
   let duration = Double(options.frames - 1) / options.fps
   let lookAt = head.vaultCentre
+  let surfaceRadius = { (direction: SIMD3<Double>) -> Double in
+    head.crossing(from: lookAt, direction: direction, in: 0...0.3).map { ($0 - lookAt).length } ?? 0
+  }
   let poses = (0..<options.frames).map { i in
-    options.path.headFromCamera(at: options.frames > 1 ? Double(i) / Double(options.frames - 1) : 0, duration: duration, centre: lookAt, phases: phases)
+    options.path.headFromCamera(
+      at: options.frames > 1 ? Double(i) / Double(options.frames - 1) : 0, duration: duration, centre: lookAt, phases: phases,
+      surfaceRadius: surfaceRadius)
   }
 
   var best: [String: (frame: Int, u: Double, v: Double, score: Double)] = [:]
@@ -163,10 +238,10 @@ public func simulateScan(
       // enough stickers to be registered: frames with five or more in view come first.
       // Nobody marks a landmark on a blurred frame.
       let registrable = frame.visibleMarkers.count >= 5 ? 1.0 : 0.0
-      for seen in frame.landmarks where options.shakenFrames[i] == nil && seen.score + registrable > (best[seen.name]?.score ?? -1) {
+      for seen in frame.landmarks where blurs[i] == nil && seen.score + registrable > (best[seen.name]?.score ?? -1) {
         best[seen.name] = (i, seen.u, seen.v, seen.score + registrable)
       }
-      cameras.append(.init(frame: i, timestamp: timestamp, headFromCamera: poses[i], visibleMarkers: frame.visibleMarkers))
+      cameras.append(.init(frame: i, timestamp: timestamp, headFromCamera: poses[i], visibleMarkers: frame.visibleMarkers, motionBlur: blurs[i]))
       progress?(i + 1, options.frames)
     })
   try finish()
@@ -189,7 +264,12 @@ public func simulateScan(
       moved.headFromCamera = clinicalFromModel * c.headFromCamera
       return moved
     },
-    seed: options.seed)
+    seed: options.seed,
+    conditions: .init(
+      preset: options.preset, sensor: options.sensor, path: options.path, stickerWrap: options.stickerWrap,
+      markerSide: options.markerSide, markerMargin: options.markerMargin ?? margin * options.markerSide, renderedIntrinsics: intrinsics,
+      statedIntrinsics: statedIntrinsics.scaled(toWidth: options.width, height: options.height), focalError: options.focalError,
+      motionBlurRate: options.motionBlurRate, motionBlurLength: options.motionBlurLength))
 
   // Landmarks: the frame that sees each most squarely; a world point where none sees it.
   var positions: [String: LandmarkFile.Position] = [:]
@@ -209,4 +289,24 @@ public func simulateScan(
   let truthJSON = try encoder.encode(truth)
   try scanIO { () throws(FileAccessError) in try AtomicFile.write(truthJSON, to: truthPath) }
   return SimulationResult(scanPath: path, landmarksPath: landmarksPath, truthPath: truthPath, truth: truth)
+}
+
+/// Each blurred frame's motion blur (pixels of this scan's images, degrees): the
+/// ``SimulationOptions/shakenFrames`` (horizontal), then frames drawn at
+/// ``SimulationOptions/motionBlurRate`` from a generator of their own, so the rate
+/// changes no other random choice.
+func motionBlurPlan(_ options: SimulationOptions) -> [Int: SimulationTruth.MotionBlur] {
+  var plan: [Int: SimulationTruth.MotionBlur] = [:]
+  if options.motionBlurRate > 0 {
+    var random = SeededGenerator(seed: options.seed ^ 0xB1_0B1A_5E00)
+    let low = options.motionBlurLength.lowerBound, span = options.motionBlurLength.upperBound - low
+    for i in 0..<options.frames {
+      let pick = random.uniform(), length = low + span * random.uniform(), angle = 180 * random.uniform()
+      if pick < options.motionBlurRate { plan[i] = .init(length: length * Double(options.width) / 640, angle: angle) }
+    }
+  }
+  for (i, pixels) in options.shakenFrames where i >= 0 && i < options.frames {
+    plan[i] = .init(length: pixels * Double(options.width) / 640, angle: 0)
+  }
+  return plan
 }

@@ -11,30 +11,61 @@ struct SimulateCommand: ParsableCommand {
     discussion: """
       Writes the scan (a .rgbdscan file, or a TUM folder for any other name), and beside it
       NAME.landmarks.json (contract §3) and NAME.truth.json (exact measures, marker and camera
-      poses). The same options and seed give the same bytes.
+      poses, and the conditions rendered under). The same options and seed give the same bytes.
+
+      --preset default is the original simulator; --preset realistic renders a TrueDepth
+      recording as issue 15 lists it (600 frames, 40 decal stickers of 16 mm with 2 mm margin,
+      σ = 0.4 mm·(z/0.2 m)², dropouts at 72–80° incidence, half the silhouette lost, 3 holes
+      a frame, motion blur in 5 % of frames, 24–39 cm from the surface, fx 587.5–592.5 px).
+      Options given explicitly override the preset. docs/simulator.md has the full model.
 
       Examples:
         headscan simulate out/normal.rgbdscan
         headscan simulate out/plagio.rgbdscan --cvai 9 --side left --frames 600 --seed 7
         headscan simulate out/small-tum --size 320x240 --frames 40 --format tum
+        headscan simulate out/real.rgbdscan --preset realistic --cvai 9 --focal-error 0.06
       """)
 
   @Argument(help: "The scan to write: NAME.rgbdscan or a folder NAME.")
   var output: String
 
-  @Option(help: "Number of frames.") var frames: Int = 240
+  @Option(help: "Conditions to start from: default or realistic.") var preset: SimulationPreset = .default
+  @Option(help: "Number of frames (default 240; realistic 600).") var frames: Int?
   @Option(help: "Frames per second.") var fps: Double = 30
   @Option(help: "Image size WIDTHxHEIGHT, 4:3.") var size: String = "640x480"
-  @Option(help: "Stickers on the cap (ids from 0).") var markers: Int = 30
-  @Option(help: "Printed marker side, mm.") var markerSide: Double = 16
+  @Option(help: "Stickers on the cap, ids from 0 (default 30; realistic 40).") var markers: Int?
+  @Option(help: "Printed marker side, mm (default 16).") var markerSide: Double?
+  @Option(help: "White paper around each printed marker, mm (default 20 % of the side; realistic 2).") var markerMargin: Double?
+  @Option(help: "How stickers follow the cap: tangent (projected square) or decal (keeps printed lengths along the surface; realistic).")
+  var stickerWrap: CapLayout.Wrap?
   @Option(help: "ArUco dictionary of the stickers.") var dictionary: String = "DICT_4X4_50"
   @Option(help: "Target CVAI, percent.") var cvai: Double = 0
   @Option(help: "Target cranial index.") var ci: Double = 80
   @Option(help: "Nominal head length, mm.") var length: Double = 150
   @Option(help: "Flattened back quarter: left or right.") var side: HeadShape.FlattenedQuarter = .right
   @Option(help: "Fraction of a full turn the camera covers.") var coverage: Double = 1.1
-  @Option(help: "Mean camera distance from the head centre, m.") var distance: Double = 0.30
-  @Option(help: "Depth noise σ at 0.3 m, mm.") var depthNoise: Double = 0.5
+  @Option(help: "Mean camera distance from the head centre, m (default 0.30 ± 0.03).") var distance: Double?
+  @Option(help: "Camera distance from the head surface as MIN:MAX, m (swings between them; realistic 0.24:0.39).")
+  var distanceRange: String?
+  @Option(help: "Slow hand tremor amplitude, mm (default 3).") var tremor: Double?
+  @Option(help: "Fast (8–12 Hz) hand tremor amplitude, mm (default 0; realistic 0.5).") var fineTremor: Double?
+  @Option(help: "Per-pixel depth noise σ at the reference distance, mm (default 0.5; realistic 0.4).") var depthNoise: Double?
+  @Option(help: "Reference distance of --depth-noise, m: σ(z) = σ0·(z/z0)² (default 0.3; realistic 0.2).") var noiseDistance: Double?
+  @Option(help: "Spatially correlated depth noise σ, mm (default 0).") var correlatedNoise: Double?
+  @Option(help: "Correlation length of --correlated-noise, pixels (default 40).") var correlationLength: Double?
+  @Option(help: "σ of a depth offset drawn per frame, mm (default 0).") var frameOffset: Double?
+  @Option(help: "Incidence angles START:END, degrees: depth drops out with a probability ramping from 0 to 1 between them (default 69.5:78.5; realistic 72:80).")
+  var grazing: String?
+  @Option(help: "Fraction of silhouette and depth-edge pixels losing depth (default 0; realistic 0.5).") var silhouetteLoss: Double?
+  @Option(help: "Mean number of random round depth holes a frame (default 0; realistic 3).") var holes: Double?
+  @Option(help: "Hole diameter range MIN:MAX, pixels (default 2:6).") var holeSize: String?
+  @Option(help: "Fraction of other depth pixels lost at random (default 0.003; realistic 0).") var randomDropout: Double?
+  @Option(help: "Fraction of frames with a motion blur in a random direction (default 0; realistic 0.05).") var motionBlurRate: Double?
+  @Option(help: "Length range MIN:MAX of those blurs, pixels at 640 px (default 3:14).") var motionBlurLength: String?
+  @Option(help: "True focal length, pixels at 640 px, or MIN:MAX drawn with the seed (default 593; realistic 587.5:592.5).")
+  var focalLength: String?
+  @Option(help: "Relative error of the header's focal length: stated = true·(1 + e); the truth keeps the true one (default 0).")
+  var focalError: Double?
   @Option(help: "Colour noise σ, grey levels.") var colourNoise: Double = 1.5
   @Option(help: "Depth encoding of a stream: float32, float16, disparity32, disparity16.")
   var depthEncoding: RGBDStreamLayout.DepthEncoding = .float32
@@ -48,15 +79,56 @@ struct SimulateCommand: ParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
-    guard frames >= 1 else { throw ValidationError("--frames must be at least 1") }
+    if let frames { guard frames >= 1 else { throw ValidationError("--frames must be at least 1") } }
     guard let (w, h) = parsedSize, w >= 64, w * 3 == h * 4 else { throw ValidationError("--size must be WIDTHxHEIGHT in 4:3, at least 64x48") }
-    guard markers >= 0, markers <= 250 else { throw ValidationError("--markers must be 0…250") }
+    if let markers { guard markers >= 0, markers <= 250 else { throw ValidationError("--markers must be 0…250") } }
+    if let markerSide { guard markerSide >= 4, markerSide <= 40 else { throw ValidationError("--marker-side must be 4…40 mm") } }
+    if let markerMargin { guard markerMargin >= 0, markerMargin <= 10 else { throw ValidationError("--marker-margin must be 0…10 mm") } }
     guard cvai >= 0, cvai < 25 else { throw ValidationError("--cvai must be 0…25") }
     guard ci > 55, ci < 110 else { throw ValidationError("--ci must be between 55 and 110") }
     guard coverage > 0, coverage <= 2 else { throw ValidationError("--coverage must be in (0, 2]") }
-    guard distance >= 0.1, distance <= 1 else { throw ValidationError("--distance must be 0.1…1 m") }
+    if let distance { guard distance >= 0.1, distance <= 1 else { throw ValidationError("--distance must be 0.1…1 m") } }
+    try checkRange(distanceRange, "--distance-range", within: 0.05...1)
+    try checkRange(grazing, "--grazing", within: 0...90)
+    try checkRange(holeSize, "--hole-size", within: 1...50)
+    try checkRange(motionBlurLength, "--motion-blur-length", within: 0...100)
+    try checkRange(focalLength, "--focal-length", within: 100...5000, single: true)
+    try check(tremor, "--tremor", 0...50)
+    try check(fineTremor, "--fine-tremor", 0...20)
+    try check(depthNoise, "--depth-noise", 0...50)
+    try check(noiseDistance, "--noise-distance", 0.05...2)
+    try check(correlatedNoise, "--correlated-noise", 0...50)
+    try check(correlationLength, "--correlation-length", 1...1000)
+    try check(frameOffset, "--frame-offset", 0...50)
+    try check(silhouetteLoss, "--silhouette-loss", 0...1)
+    try check(holes, "--holes", 0...100)
+    try check(randomDropout, "--random-dropout", 0...1)
+    try check(motionBlurRate, "--motion-blur-rate", 0...1)
+    try check(focalError, "--focal-error", -0.5...0.5)
     for spec in lostMarkers where parseLoss(spec) == nil { throw ValidationError("--lose-marker takes ID@FRAME, got '\(spec)'") }
     for spec in shakenFrames where parseShake(spec) == nil { throw ValidationError("--shake takes FRAME or FRAME:PIXELS, got '\(spec)'") }
+  }
+
+  func check(_ value: Double?, _ name: String, _ range: ClosedRange<Double>) throws {
+    if let value, !range.contains(value) {
+      throw ValidationError("\(name) must be \(range.lowerBound)…\(range.upperBound)")
+    }
+  }
+
+  /// `MIN:MAX` with MIN ≤ MAX inside `bounds` (or one number when `single`).
+  func parseRange(_ spec: String, single: Bool = false) -> ClosedRange<Double>? {
+    let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
+    if single, parts.count == 1, let value = parts[0], value.isFinite { return value...value }
+    guard parts.count == 2, let low = parts[0], let high = parts[1], low.isFinite, high.isFinite, low <= high else { return nil }
+    return low...high
+  }
+
+  func checkRange(_ spec: String?, _ name: String, within bounds: ClosedRange<Double>, single: Bool = false) throws {
+    guard let spec else { return }
+    guard let range = parseRange(spec, single: single), bounds.contains(range.lowerBound), bounds.contains(range.upperBound) else {
+      let form = single ? "a number or MIN:MAX" : "MIN:MAX"
+      throw ValidationError("\(name) takes \(form) within \(bounds.lowerBound)…\(bounds.upperBound), got '\(spec)'")
+    }
   }
 
   var parsedSize: (Int, Int)? {
@@ -79,27 +151,48 @@ struct SimulateCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      var options = SimulationOptions()
+      var options = SimulationOptions(preset: preset)
       options.head = HeadShape.Parameters(length: length / 1000, cranialIndex: ci, cvai: cvai, flattenedSide: side)
-      options.markerCount = markers
-      options.markerSide = markerSide / 1000
+      if let markers { options.markerCount = markers }
+      if let markerSide { options.markerSide = markerSide / 1000 }
+      if let markerMargin { options.markerMargin = markerMargin / 1000 }
+      if let stickerWrap { options.stickerWrap = stickerWrap }
       options.dictionary = dictionary
-      options.frames = frames
+      if let frames { options.frames = frames }
       options.fps = fps
-      (options.width, options.height) = parsedSize!
+      (options.width, options.height) = parsedSize ?? (640, 480)
       options.path.coverage = coverage
-      options.path.distance = distance
-      options.sensor.depthNoise = depthNoise / 1000
+      if let distance {
+        options.path.distance = distance
+        options.path.surfaceDistance = nil
+      }
+      if let range = distanceRange.flatMap({ parseRange($0) }) { options.path.surfaceDistance = range }
+      if let tremor { options.path.tremor = tremor / 1000 }
+      if let fineTremor { options.path.fineTremor = fineTremor / 1000 }
+      if let depthNoise { options.sensor.depthNoise = depthNoise / 1000 }
+      if let noiseDistance { options.sensor.noiseReferenceDepth = noiseDistance }
+      if let correlatedNoise { options.sensor.correlatedNoise = correlatedNoise / 1000 }
+      if let correlationLength { options.sensor.correlationLength = correlationLength }
+      if let frameOffset { options.sensor.frameDepthOffset = frameOffset / 1000 }
+      if let range = grazing.flatMap({ parseRange($0) }) { options.sensor.setGrazingIncidence(from: range.lowerBound, to: range.upperBound) }
+      if let silhouetteLoss { options.sensor.silhouetteLoss = silhouetteLoss }
+      if let holes { options.sensor.holesPerFrame = holes }
+      if let range = holeSize.flatMap({ parseRange($0) }) { options.sensor.holeDiameter = range }
+      if let randomDropout { options.sensor.randomDropout = randomDropout }
+      if let motionBlurRate { options.motionBlurRate = motionBlurRate }
+      if let range = motionBlurLength.flatMap({ parseRange($0) }) { options.motionBlurLength = range }
+      if let range = focalLength.flatMap({ parseRange($0, single: true) }) { options.focalLength = range }
+      if let focalError { options.focalError = focalError }
       options.sensor.colourNoise = colourNoise
       options.depthEncoding = depthEncoding
       options.lostMarkers = Dictionary(lostMarkers.compactMap(parseLoss), uniquingKeysWith: min)
       options.shakenFrames = Dictionary(shakenFrames.compactMap(parseShake), uniquingKeysWith: max)
       options.seed = seed
       let chosen = format ?? (output.hasSuffix(".rgbdscan") ? .stream : .tum)
-      let progress = ProgressReporter("rendering", total: frames, options: global)
+      let progress = ProgressReporter("rendering", total: options.frames, options: global)
       let result = try naming(output) { try simulateScan(options, to: output, format: chosen) { done, _ in progress.update(done) } }
       let m = result.truth.measures
-      print("wrote \(result.scanPath) (\(frames) frames), \(result.landmarksPath), \(result.truthPath)")
+      print("wrote \(result.scanPath) (\(options.frames) frames), \(result.landmarksPath), \(result.truthPath)")
       print(String(
         format: "truth: CVAI %.2f %%  CVA %.2f mm  A %.2f  B %.2f  length %.2f  width %.2f  CI %.2f  circumference %.1f mm  ML %.1f mm  severity %d",
         m.cvai, m.cva, m.diagonalA, m.diagonalB, m.length, m.width, m.ci, m.circumference, m.measurementLevel, m.severity))
@@ -110,3 +203,5 @@ struct SimulateCommand: ParsableCommand {
 extension HeadShape.FlattenedQuarter: ExpressibleByArgument {}
 extension SimulationFormat: ExpressibleByArgument {}
 extension RGBDStreamLayout.DepthEncoding: ExpressibleByArgument {}
+extension SimulationPreset: ExpressibleByArgument {}
+extension CapLayout.Wrap: ExpressibleByArgument {}
