@@ -182,6 +182,19 @@ EOF
   : >"$dir/plugstack.conf"
 }
 
+# Starts a daemon with nothing of ours but /dev/null and its log: daemons keep the descriptors they
+# inherit, and a caller waiting for our pipes (or, like Foundation's Process, for a socket it
+# passed down) to close would otherwise wait for as long as the daemons run.
+detached() {
+  (
+    for fd in /proc/self/fd/*; do
+      fd=${fd##*/}
+      [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+    done
+    exec "$@"
+  ) </dev/null >>"$dir/log/daemons.log" 2>&1
+}
+
 node_idle() { [ "$(SLURM_CONF=$conf sinfo -h -N -o %T 2>/dev/null)" = idle ]; }
 
 start() {
@@ -207,13 +220,13 @@ start() {
   write_conf
   trap 'say "start failed; stopping what was started (logs in $dir/log)"; stop; exit 1' ERR
   set -E
-  runuser -u munge -- munged --socket="$dir/munge/munge.socket.2" --key-file="$dir/munge/munge.key" \
+  detached runuser -u munge -- munged --socket="$dir/munge/munge.socket.2" --key-file="$dir/munge/munge.key" \
     --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed"
-  wait_for 10 alive "$dir/munge/munged.pid" || { say "munged did not start"; false; }
-  slurmctld -f "$conf"
-  wait_for 20 alive "$dir/run/slurmctld.pid" || { say "slurmctld did not start"; false; }
-  slurmd -f "$conf"
-  wait_for 20 alive "$dir/run/slurmd.pid" || { say "slurmd did not start"; false; }
+  wait_for 10 alive "$dir/munge/munged.pid" || { say "munged did not start: $(tail -1 "$dir/log/daemons.log")"; false; }
+  detached slurmctld -f "$conf"
+  wait_for 20 alive "$dir/run/slurmctld.pid" || { say "slurmctld did not start: $(tail -1 "$dir/log/daemons.log")"; false; }
+  detached slurmd -f "$conf"
+  wait_for 20 alive "$dir/run/slurmd.pid" || { say "slurmd did not start: $(tail -1 "$dir/log/daemons.log")"; false; }
   wait_for 30 node_idle || { say "node not idle: $(SLURM_CONF=$conf sinfo -h -N -o '%T %E' 2>&1)"; false; }
   trap - ERR
   say "running: node $(hostname -s) idle, partition local, config $conf"
