@@ -20,10 +20,15 @@ extension BatchCommand {
     }
   }
 
-  /// The scans of SCANS_DIR (at least one), once OUT exists.
+  /// The scans of SCANS_DIR (at least one; only those named by `--only` when given), once OUT exists.
   func scansCreatingOut() throws -> [Item] {
-    let items = try Self.scans(in: scans)
+    var items = try Self.scans(in: scans)
     guard !items.isEmpty else { throw CommandError("\(scans): no scans (*.rgbdscan files or TUM folders)") }
+    if !cluster.only.isEmpty {
+      let names = Set(items.map(\.name))
+      if let unknown = cluster.only.first(where: { !names.contains($0) }) { throw CommandError("\(scans): no scan named '\(unknown)'") }
+      items = items.filter { cluster.only.contains($0.name) }
+    }
     do {
       try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     } catch {
@@ -86,9 +91,9 @@ extension BatchCommand {
     let collection = try SlurmCollection(out: reports, required: true)
     guard let record = try collection.record() else { return }
     let frame = HeadFrameSource(rawValue: record.frame) ?? .landmarks
-    let items = try Self.scans(in: record.scans)
+    let items = try Self.scans(in: record.scans.hasPrefix("/") ? record.scans : record.directory + "/" + record.scans)
     try collection.mergeFinishedReports()
-    let states = collection.states(of: items, scansFolder: record.scans) { isUpToDate($0, frame: frame, in: reports) }
+    let states = collection.states(of: items) { isUpToDate($0, frame: frame, in: reports) }
     var problems: [String] = []
     var outcomes: [Outcome] = []
     for (item, state) in zip(items, states) {

@@ -64,12 +64,14 @@ struct SlurmCollection {
   func hasEnded(_ submission: SlurmSubmission, task: Int) -> Bool {
     if FileManager.default.fileExists(atPath: submission.reportsDirectory(task) + "/summary.csv") { return true }
     guard let log = try? ReadOnlyFile.contents(of: submission.logPath(task)) else { return false }
-    return String(decoding: log, as: UTF8.self).contains("slurmstepd: error:")
+    // "slurmstepd-NODE: error: *** JOB 7 ON NODE CANCELLED AT … DUE TO TIME LIMIT ***"
+    return String(decoding: log, as: UTF8.self).split(separator: "\n").contains {
+      $0.hasPrefix("slurmstepd") && $0.contains("error:")
+    }
   }
 
   /// Where each scan stands, with `isUpToDate` telling whether `OUT/NAME.json` is newer than its inputs.
-  /// Error lines name the scans in `scansFolder`, not the links a task measured.
-  func states(of items: [BatchCommand.Item], scansFolder: String, isUpToDate: (BatchCommand.Item) -> Bool) -> [State] {
+  func states(of items: [BatchCommand.Item], isUpToDate: (BatchCommand.Item) -> Bool) -> [State] {
     items.map { item in
       if isUpToDate(item) { return .measured }
       guard let submission = submissions.last(where: { $0.tasks.contains { $0.contains(item.name) } }),
@@ -81,8 +83,7 @@ struct SlurmCollection {
       guard let data = try? ReadOnlyFile.contents(of: log) else {
         return .missing("task \(task) of \(job) has not started (no \(log))")
       }
-      let share = submission.taskDirectory(task) + "/scans"
-      let lines = String(decoding: data, as: UTF8.self).replacingOccurrences(of: share, with: scansFolder).split(separator: "\n")
+      let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
       // `batch` prints "[i/n] NAME: FAILED: why" for each scan that failed.
       if let line = lines.last(where: { $0.contains("] \(item.name): FAILED: ") }),
         let range = line.range(of: "] \(item.name): FAILED: ")

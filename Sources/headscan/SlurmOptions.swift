@@ -38,11 +38,16 @@ struct SlurmOptions: ParsableArguments {
       valueName: "out"))
   var collect: String?
 
+  /// A job-array task's share: measure only these scans of the folder (names without extension).
+  @Option(help: .hidden)
+  var only: [String] = []
+
   /// Whether this run goes through Slurm rather than measuring here.
   var isUsed: Bool { slurm || collect != nil }
 
   func validate() throws {
     if slurm && collect != nil { throw ValidationError("--slurm submits and --collect merges: give one of them") }
+    if !only.isEmpty && isUsed { throw ValidationError("--only is for the tasks of a --slurm batch") }
     guard slurm else {
       let given = [
         partition != nil ? "--partition" : nil, maxParallel != nil ? "--max-parallel" : nil,

@@ -1,14 +1,14 @@
 import Foundation
 import ScanIO
 
-/// One `batch --slurm` submission: a job array whose task `t` runs `headscan batch` on its share of
-/// the scans, laid out in `OUT/slurm`:
+/// One `batch --slurm` submission: a job array whose task `t` runs `headscan batch SCANS --only …`
+/// on its share of the scans, from the folder the batch was submitted in and with the scans folder
+/// as it was given (so reports name their scan exactly as a local run's do), laid out in `OUT/slurm`:
 ///
 /// - `submission-N/job.sh`: the job script (`sbatch` it again by hand after `--dry-run`);
-/// - `submission-N/tasks.tsv`: `task<TAB>scan` lines, and `submission-N/batch.json` (the scans folder
-///   and the head-frame source), read by `--collect`; `submission-N/job-id` once submitted;
-/// - `submission-N/task-T/scans/`: symbolic links to the task's scans and their companion files,
-///   `submission-N/task-T/reports/`: that task's `batch --out` (reports, figures, its own summary);
+/// - `submission-N/tasks.tsv`: `task<TAB>scan` lines, and `submission-N/batch.json` (the scans folder,
+///   where it was given, the head-frame source), read by `--collect`; `submission-N/job-id` once submitted;
+/// - `submission-N/task-T/reports/`: that task's `batch --out` (reports, figures, its own summary);
 /// - `logs/submission-N-task-T.log`: the task's standard output and error.
 ///
 /// So two tasks never write the same file, and a task killed by the scheduler leaves at most a
@@ -16,8 +16,10 @@ import ScanIO
 struct SlurmSubmission {
   /// What `--collect` needs to know about the batch: where its scans are and how they were measured.
   struct Record: Codable {
-    /// The scans folder, absolute.
+    /// The scans folder as given to `batch`.
     var scans: String
+    /// The working folder `batch --slurm` ran in (and its tasks run in).
+    var directory: String
     /// The head-frame source (`HeadFrameSource.rawValue`).
     var frame: String
   }
@@ -87,9 +89,9 @@ struct SlurmSubmission {
   }
 
   /// Writes a new submission of `items` (split `scansPerTask` to a task) into `folder`: the task
-  /// folders with links to the scans, the task list, the record and the job script.
+  /// folders, the task list, the record and the job script.
   /// - Parameters:
-  ///   - scansFolder: the folder the items were listed from.
+  ///   - scansFolder: the folder the items were listed from, as given.
   ///   - batchArguments: the options each task's `headscan batch` gets after its folders.
   static func write(
     _ items: [BatchCommand.Item], from scansFolder: String, into folder: String, frame: HeadFrameSource,
@@ -100,58 +102,54 @@ struct SlurmSubmission {
       Array(items[$0..<min($0 + options.scansPerTask, items.count)])
     }
     let submission = SlurmSubmission(folder: folder, number: number, tasks: chunks.map { $0.map(\.name) })
-    let scansFolder = URL(fileURLWithPath: scansFolder).standardizedFileURL.path
-    let entries = ((try? FileManager.default.contentsOfDirectory(atPath: scansFolder)) ?? []).filter { !$0.hasPrefix(".") }
-    let scanEntries = Set(items.map { URL(fileURLWithPath: $0.path).lastPathComponent })
+    let record = Record(scans: scansFolder, directory: FileManager.default.currentDirectoryPath, frame: frame.rawValue)
     do {
       try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: true)
-      for (index, chunk) in chunks.enumerated() {
-        let share = submission.taskDirectory(index + 1) + "/scans"
-        try FileManager.default.createDirectory(atPath: share, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: submission.reportsDirectory(index + 1), withIntermediateDirectories: true)
-        for item in chunk {
-          // The scan and whatever travels with it (landmarks, cap sidecar), but no other scan.
-          let entry = URL(fileURLWithPath: item.path).lastPathComponent
-          for name in entries where name == entry || (name.hasPrefix(item.name + ".") && !scanEntries.contains(name)) {
-            try FileManager.default.createSymbolicLink(atPath: share + "/" + name, withDestinationPath: scansFolder + "/" + name)
-          }
-        }
+      for task in submission.tasks.indices {
+        try FileManager.default.createDirectory(atPath: submission.reportsDirectory(task + 1), withIntermediateDirectories: true)
       }
     } catch {
       throw CommandError("\(submission.directory): cannot write the task folders: \((error as NSError).localizedDescription)")
     }
     let list = chunks.enumerated().flatMap { index, chunk in chunk.map { "\(index + 1)\t\($0.name)\n" } }.joined()
     try AtomicFile.write(Data(list.utf8), to: submission.directory + "/tasks.tsv")
-    try writeJSON(Record(scans: scansFolder, frame: frame.rawValue), to: submission.directory + "/batch.json")
-    let script = submission.script(batchArguments: batchArguments, options: options)
+    try writeJSON(record, to: submission.directory + "/batch.json")
+    let script = submission.script(record, batchArguments: batchArguments, options: options)
     try AtomicFile.write(Data(script.utf8), to: submission.scriptPath)
     chmod(submission.scriptPath, 0o755)
     return submission
   }
 
-  /// The job-array script: Slurm's settings, then each task's `headscan batch` on its own folders,
-  /// with the absolute path of this very binary (nothing needs to be in the compute nodes' PATH).
-  func script(batchArguments: [String], options: SlurmOptions) -> String {
+  /// The job-array script: Slurm's settings, then each task's `headscan batch` on its own scans into
+  /// its own folder, with the absolute path of this very binary (nothing needs to be in the compute
+  /// nodes' PATH).
+  func script(_ record: Record, batchArguments: [String], options: SlurmOptions) -> String {
     let executable = Self.executablePath()
     var header = [
       "--job-name=headscan-batch",
       "--array=1-\(tasks.count)" + (options.maxParallel.map { "%\($0)" } ?? ""),
       "--cpus-per-task=\(options.cpus)", "--mem=\(options.mem)", "--time=\(options.time)",
-      "--output=" + folder + "/logs/submission-\(number)-task-%a.log",
+      "--output=" + folder + "/logs/submission-\(number)-task-%a.log", "--chdir=" + record.directory,
     ]
     if let partition = options.partition { header.append("--partition=\(partition)") }
     header += options.sbatchOption
-    let task = "task=" + Self.shellQuoted(directory) + "/task-$SLURM_ARRAY_TASK_ID"
-    let command = ([Self.shellQuoted(executable), "batch", "\"$task/scans\"", "--out", "\"$task/reports\""]
+    let shares = tasks.enumerated().map { index, names in
+      "  \(index + 1)) only=(" + names.map { "--only " + Self.shellQuoted($0) }.joined(separator: " ") + ") ;;"
+    }
+    let command = ([Self.shellQuoted(executable), "batch", Self.shellQuoted(record.scans), "\"${only[@]}\""]
+      + ["--out", Self.shellQuoted(directory) + "/task-$SLURM_ARRAY_TASK_ID/reports"]
       + batchArguments.map(Self.shellQuoted)).joined(separator: " ")
     return """
       #!/bin/bash
       # Written by `headscan batch --slurm` (submission \(number)): \(tasks.count) array tasks over \(tasks.joined().count) scans.
-      # Each task measures the scans linked in its task-T/scans into task-T/reports;
-      # `headscan batch --collect` merges those into the batch's folder and summary.csv.
+      # Each task measures its scans into task-T/reports; `headscan batch --collect` merges those
+      # into the batch's folder and summary.csv.
       \(header.map { "#SBATCH " + $0 }.joined(separator: "\n"))
       set -eu
-      \(task)
+      case $SLURM_ARRAY_TASK_ID in
+      \(shares.joined(separator: "\n"))
+        *) echo "headscan: error: $0: no array task $SLURM_ARRAY_TASK_ID" >&2; exit 1 ;;
+      esac
       exec \(command)
 
       """
