@@ -158,7 +158,7 @@ struct SlurmSubmission {
   /// Submits the job script with `sbatch --parsable`, records and returns the job id.
   func submit() throws -> String {
     guard let sbatch = Self.inPath("sbatch") else {
-      throw CommandError("\(scriptPath): sbatch is not in PATH (run this on a Slurm login node, or submit the script yourself)")
+      throw CommandError("sbatch: not found in PATH (run this on a Slurm login node, or write the job script with --dry-run)")
     }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: sbatch)
