@@ -19,11 +19,14 @@ failed=0 ran=0
 
 # Runs one `local Slurm` block in the scratch folder against a private Slurm started for it.
 run_slurm_block() {
-  local file=${1#$repo/} scratch=$2 block=$3 start status
-  start=$(bash "$repo/scripts/slurm-local.sh" start "$scratch/.slurm" 2>"$scratch/.out" </dev/null)
+  local file=${1#$repo/} scratch=$2 block=$3 start status cluster
+  # Its own folder: munged must reach it, and the scratch folder is private (mode 700).
+  cluster=$(mktemp -d)
+  start=$(bash "$repo/scripts/slurm-local.sh" start "$cluster" 2>"$scratch/.out" </dev/null)
   status=$?
   if [ "$status" -eq 77 ]; then
     echo "skip  $file: the local Slurm block ($(tail -1 "$scratch/.out" | sed 's/^slurm-local: //'))"
+    rm -rf "$cluster"
     return
   fi
   ran=$((ran + 1))
@@ -32,8 +35,10 @@ run_slurm_block() {
   else
     echo "FAIL  $file: the local Slurm block"; sed 's/^/      /' "$scratch/.out" | tail -8; failed=$((failed + 1))
   fi
-  if ! bash "$repo/scripts/slurm-local.sh" stop "$scratch/.slurm" >"$scratch/.out" 2>&1 </dev/null; then
-    echo "FAIL  $file: stopping the local Slurm"; sed 's/^/      /' "$scratch/.out"; failed=$((failed + 1))
+  if bash "$repo/scripts/slurm-local.sh" stop "$cluster" >"$scratch/.out" 2>&1 </dev/null; then
+    rm -rf "$cluster"
+  else
+    echo "FAIL  $file: stopping the local Slurm (left in $cluster)"; sed 's/^/      /' "$scratch/.out"; failed=$((failed + 1))
   fi
 }
 for file in "${files[@]}"; do
