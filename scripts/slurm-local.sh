@@ -9,14 +9,15 @@
 #                                       files only) and check ports 6817/6818 are closed again
 #   scripts/slurm-local.sh status DIR   whether its daemons run, and the node and job lists
 #
-# Exit status: 0 done, 1 failed (the daemons' logs are in DIR/log), 77 not possible here (not root,
-# or Slurm missing and no apt-get): callers skip visibly on 77.
+# Exit status: 0 done, 1 failed (logs in DIR/log, munged's in DIR/munge), 77 not possible here (not
+# root, or Slurm missing and no apt-get): callers skip visibly on 77.
 #
 # The daemons listen on 127.0.0.1 only (CommunicationParameters=NoCtldInAddrAny,NoInAddrAny with
 # the node and controller addressed as 127.0.0.1). No accounting: read job states with
 # `scontrol show job` (finished jobs stay visible for an hour, MinJobAge). munged runs as the
 # `munge` user with its own key and socket in DIR/munge; slurmctld and slurmd run as root.
-# DIR is made traversable (mode 755) so that munged can reach its folder.
+# DIR is made traversable (mode 755) so that munged can reach its folder; its parents must be
+# traversable too, and its path at most 80 characters (munged's socket lives in it).
 set -uo pipefail
 
 ports=(6817 6818)
