@@ -18,10 +18,16 @@ public enum Headscan {
 
   /// Runs `headscan arguments…` in the repository root.
   public static func run(_ arguments: [String]) throws -> CommandRun {
+    try run(program: executable, arguments)
+  }
+
+  /// Runs `program arguments…` in the repository root, with `environment` added to this process's.
+  public static func run(program: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> CommandRun {
     let process = Process()
-    process.executableURL = executable
+    process.executableURL = program
     process.arguments = arguments
     process.currentDirectoryURL = TestFiles.repositoryRoot
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err

@@ -17,19 +17,21 @@ struct BatchCommand: ParsableCommand {
       is newer than the scan and its landmarks is skipped, so an interrupted batch resumes where it
       stopped. OUT/summary.csv has one row per scan. Exit 1 when any scan failed (listed with why).
 
-      On a cluster, run one `headscan measure` per job instead (docs/command-line.md, "Many scans",
-      shows a Slurm job array).
+      On a Slurm cluster, --slurm submits the scans as a job array instead and --collect OUT merges
+      what its tasks wrote (docs/command-line.md, "On a cluster").
 
       Examples:
         headscan batch scans --out reports
         headscan batch scans --out reports --jobs 4 --plots
+        headscan batch scans --out reports --slurm --partition short --mem 4G
+        headscan batch --collect reports
       """)
 
   @Argument(help: "The folder of scans.")
-  var scans: String
+  var scans: String = ""
 
   @Option(help: "Where reports, figures and summary.csv go.")
-  var out: String
+  var out: String = ""
 
   @Option(help: "Scans measured at once (default: the number of cores).")
   var jobs: Int?
@@ -45,7 +47,10 @@ struct BatchCommand: ParsableCommand {
 
   @OptionGroup var global: GlobalOptions
 
+  @OptionGroup(title: "On a Slurm cluster") var cluster: SlurmOptions
+
   func validate() throws {
+    try validateModes()
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
   }
 
@@ -64,17 +69,9 @@ struct BatchCommand: ParsableCommand {
   }
 
   func run() throws {
+    if cluster.isUsed { return try runOnSlurm() }
     try reportingErrors {
-      let items = try Self.scans(in: scans)
-      guard !items.isEmpty else {
-        let kinds = ScanFormats.registered.map(\.title).joined(separator: ", ")
-        throw CommandError("\(scans): no scans (\(kinds))")
-      }
-      do {
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-      } catch {
-        throw CommandError("\(out): cannot create the folder: \((error as NSError).localizedDescription)")
-      }
+      let items = try scansCreatingOut()
       let executable = Bundle.main.executablePath ?? URL(fileURLWithPath: CommandLine.arguments[0]).path
       let workers = min(items.count, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
       let outcomes = ResultSlots<Outcome>(count: items.count)
@@ -101,10 +98,7 @@ struct BatchCommand: ParsableCommand {
   /// Runs `headscan measure` for one scan unless its report is up to date.
   func measure(_ item: Item, executable: String) -> Outcome {
     let report = out + "/" + item.name + ".json"
-    let inputs = frame == .landmarks ? [item.path, item.landmarks] : [item.path]
-    if !force, let reportDate = Self.modified(report), inputs.allSatisfy({ (Self.modified($0) ?? .distantFuture) < reportDate }) {
-      return .upToDate
-    }
+    if !force && isUpToDate(item, frame: frame, in: out) { return .upToDate }
     if frame == .landmarks && !FileManager.default.fileExists(atPath: item.landmarks) {
       return .failed("no landmarks (\(item.landmarks)); pass --frame auto to measure without")
     }
