@@ -15,6 +15,15 @@ public struct FusionOptions: Sendable, Hashable {
   /// that lowers its distance to the model (off by default: marker poses are already finer
   /// than the depth noise, so it seldom helps, and it costs about a third of a second a frame).
   public var icpRefinement = false
+  /// How the frames are fused (``FusionMethod``). ICP refinement works with
+  /// ``FusionMethod/voxelMean`` only.
+  public var method = FusionMethod.voxelMean
+  /// Signed-distance fusion: half-width of the band each pixel updates around its surface point,
+  /// metres. It must exceed the depth noise by a few σ (TrueDepth: 0.4–1 mm at 20–30 cm), or noisy
+  /// samples fall outside the band and the average is biased toward the camera.
+  public var truncation = 0.003
+  /// Signed-distance fusion: voxels seen fewer times than this give no surface point.
+  public var minimumObservations = 3
 
   /// The defaults.
   public static let `default` = FusionOptions()

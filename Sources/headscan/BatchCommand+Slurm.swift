@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import _HeadScanSupport
 import ScanIO
 
 /// `batch --slurm` (submit the batch as a job array) and `batch --collect` (merge what it wrote).

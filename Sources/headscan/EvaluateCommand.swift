@@ -30,6 +30,9 @@ struct EvaluateCommand: ParsableCommand {
   @Flag(help: "Also measure each scan (landmarks and automatic head frame) and print the table of errors.")
   var measure = false
 
+  @Option(help: "Fusion: voxel-mean (the default) or signed-distance (see reconstruct --help).")
+  var fusion: FusionMethod = .voxelMean
+
   @Option(help: "Also write the comparisons as JSON (one entry per scan).")
   var json: String?
 
@@ -53,6 +56,7 @@ struct EvaluateCommand: ParsableCommand {
       }
       var options = ReconstructionOptions.default
       options.fuse = !noFusion
+      options.fusion.method = fusion
       var entries: [Entry] = []
       for path in scans {
         let truth = try RegistrationAccuracy.truth(beside: path)

@@ -35,10 +35,14 @@ struct ReconstructCommand: ParsableCommand {
   @Flag(help: "Refine each frame by ICP against the model fused so far, where that lowers its distance to it (slower).")
   var icp = false
 
+  @Option(help: "Fusion: voxel-mean (points averaged per voxel, the default) or signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal).")
+  var fusion: FusionMethod = .voxelMean
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
     guard voxel >= 0.2, voxel <= 10 else { throw ValidationError("--voxel must be 0.2…10 mm") }
+    if icp && fusion == .signedDistance { throw ValidationError("--icp works with --fusion voxel-mean only") }
   }
 
   struct Summary: Encodable {
@@ -78,6 +82,7 @@ struct ReconstructCommand: ParsableCommand {
       var options = ReconstructionOptions.default
       options.fusion.voxelSize = voxel / 1000
       options.fusion.icpRefinement = icp
+      options.fusion.method = fusion
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
@@ -134,3 +139,5 @@ struct ReconstructCommand: ParsableCommand {
     return String(format: "stage       %@ %6.2f s  %@", name, stage.seconds, counts)
   }
 }
+
+extension FusionMethod: ExpressibleByArgument {}

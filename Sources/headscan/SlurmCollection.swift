@@ -1,4 +1,5 @@
 import Foundation
+import _HeadScanSupport
 import ScanIO
 
 /// What `batch --collect OUT` finds after a `batch --slurm`: each scan's report moved from its task's

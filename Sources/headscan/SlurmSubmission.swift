@@ -1,4 +1,5 @@
 import Foundation
+import _HeadScanSupport
 import ScanIO
 
 /// One `batch --slurm` submission: a job array whose task `t` runs `headscan batch SCANS --only …`
