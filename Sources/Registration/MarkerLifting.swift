@@ -4,14 +4,6 @@ import PointCloud
 import ScanIO
 import _HeadScanSupport
 
-/// How a marker's corners got their 3D position.
-public enum LiftMethod: String, Sendable, Hashable, Codable {
-  /// From the registered depth map around each corner.
-  case depth
-  /// From the 2D corners and the known marker side (PnP), where depth was missing.
-  case pnp
-}
-
 /// One marker seen in one frame, lifted to 3D in that frame's camera frame (metres).
 public struct LiftedMarker: Sendable, Hashable {
   /// Marker id.
@@ -55,23 +47,6 @@ public struct LiftedMarker: Sendable, Hashable {
     let normal = cameraFromMarker.rotation * SIMD3(0, 0, 1)
     return -normal.dot(cameraFromMarker.translation.normalized)
   }
-}
-
-/// Parameters of the corner lifting.
-public struct LiftingOptions: Sendable, Hashable {
-  /// Half-size of the depth window around a corner, pixels at 640 px width (scaled with the map).
-  public var windowRadius = 4
-  /// Fewest valid depth samples for a corner fit.
-  public var minimumSamples = 10
-  /// A quad whose sides differ from the printed side by more than this fraction is not trusted.
-  public var sideTolerance = 0.15
-  /// A PnP pose whose reprojection RMS exceeds this (pixels) is rejected.
-  public var maximumReprojection = 2.0
-  /// Markers seen more obliquely than this (cosine between normal and line of sight) are not used:
-  /// their corners and depth are the least reliable.
-  public var minimumFacing = 0.4
-
-  public init() {}
 }
 
 extension LiftedMarker {

@@ -27,8 +27,6 @@ struct SignedDistanceBand: Sendable {
     let colourY = (0..<depth.height).map { min(colour.height - 1, Int((Double($0) + 0.5) * Double(colour.height) / Double(depth.height))) }
     let (c0, c1, c2) = worldFromCamera.rotation.columns
     let origin = worldFromCamera.translation
-    let voxel = lattice.voxelSize
-    let tau = truncation
     let step = max(1, pixelStep)
     update.cells.reserveCapacity(depth.width * depth.height / (step * step))
     depth.metres.withUnsafeBufferPointer { z in
@@ -53,27 +51,34 @@ struct SignedDistanceBand: Sendable {
           }
           let c = 4 * (colourY[y] * colour.width + colourX[x])
           let rgb = SIMD3<UInt8>(colour.bgra[c + 2], colour.bgra[c + 1], colour.bgra[c])
-          // March in half-voxel steps through [range − τ, range + τ]; each voxel once.
-          var previous = -2
-          var s = surfaceRange - tau
-          while s <= surfaceRange + tau {
-            let cell = lattice.cell(of: origin + s * unit)
-            if cell >= 0 && cell != previous {
-              previous = cell
-              let centre = lattice.centre(ofCell: cell)
-              let along = ((centre - origin) * unit).sum()
-              let signed = (surfaceRange - along) / tau
-              if signed >= -1 {
-                update.cells.append(cell)
-                update.distances.append(Float(min(1, signed)))
-                update.colours.append(rgb)
-              }
-            }
-            s += 0.5 * voxel
-          }
+          march(from: origin, along: unit, surfaceRange: surfaceRange, colour: rgb, into: &update)
         }
       }
     }
     return update
+  }
+
+  /// Updates each voxel the ray `origin + s·unit` passes for s within ± ``truncation`` of
+  /// `surfaceRange` (metres along the ray), once each, in half-voxel steps.
+  private func march(
+    from origin: SIMD3<Double>, along unit: SIMD3<Double>, surfaceRange: Double, colour: SIMD3<UInt8>,
+    into update: inout SignedDistanceVolume.FrameUpdate
+  ) {
+    var previous = -2
+    var s = surfaceRange - truncation
+    while s <= surfaceRange + truncation {
+      let cell = lattice.cell(of: origin + s * unit)
+      if cell >= 0 && cell != previous {
+        previous = cell
+        let along = ((lattice.centre(ofCell: cell) - origin) * unit).sum()
+        let signed = (surfaceRange - along) / truncation
+        if signed >= -1 {
+          update.cells.append(cell)
+          update.distances.append(Float(min(1, signed)))
+          update.colours.append(colour)
+        }
+      }
+      s += 0.5 * lattice.voxelSize
+    }
   }
 }
