@@ -16,6 +16,7 @@ struct InspectCommand: ParsableCommand {
         headscan inspect fixtures/scans/tiny.rgbdscan --stride 10 --json summary.json
         headscan inspect fixtures/scans/orbit-small --snapshot frame.png --frame 12
         headscan inspect fixtures/scans/orbit-small --overlap
+        headscan inspect fixtures/scans/orbit-small --overlap --milestones half
       """)
 
   @Argument(help: "A scan: a .rgbdscan file or a TUM-style folder (any format of ScanFormats.registered).")
@@ -35,6 +36,9 @@ struct InspectCommand: ParsableCommand {
 
   @Flag(help: "Show each marker's overlap state over time (red new, green linked, blue seen before) and the operator guidance.")
   var overlap = false
+
+  @Option(help: "With --overlap: when progress is announced, as in the recorder app: quarter (25/50/75/100 %), half (50/100 %) or completion (100 % only).")
+  var milestones: MilestoneChoice = .quarter
 
   @OptionGroup var global: GlobalOptions
 
@@ -110,7 +114,7 @@ struct InspectCommand: ParsableCommand {
       if reader.frameCount == 0 { throw ScanIOError.noFrames(path: scan) }
       if let json { try writeJSON(summary, to: json) }
       if overlap {
-        let feedback = try naming(scan) { try replayFeedback(in: reader) }
+        let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: milestones.milestones) }
         print(OverlapTimeline.render(feedback))
       }
       if let snapshot {
@@ -142,5 +146,18 @@ struct InspectCommand: ParsableCommand {
       lines.append("per id      " + s.distinctMarkers.map { "\($0):\(s.framesPerMarker[String($0)] ?? 0)" }.joined(separator: " "))
     }
     return lines.joined(separator: "\n")
+  }
+}
+
+/// `inspect --milestones`: the recorder app's progress announcement settings.
+enum MilestoneChoice: String, ExpressibleByArgument, CaseIterable {
+  case quarter, half, completion
+
+  var milestones: ProgressMilestones {
+    switch self {
+    case .quarter: return .everyQuarter
+    case .half: return .everyHalf
+    case .completion: return .completion
+    }
   }
 }
