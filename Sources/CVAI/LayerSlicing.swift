@@ -11,6 +11,11 @@ public struct LayerEstimate: Sendable, Hashable {
   public var largestGap: Double
   /// Points that fell in the layer's band.
   public var points: Int
+  /// ``ContourMethod/fourierFit``: the Fourier order cross-validation chose (0 otherwise).
+  public var harmonics = 0
+  /// ``ContourMethod/fourierFit``: RMS radial distance of the band's points from the contour,
+  /// outliers left out, millimetres (the surface's noise plus the band's slope; 0 otherwise).
+  public var residualRMS = 0.0
 }
 
 /// Slicing parameters. Lengths in millimetres.
@@ -21,8 +26,11 @@ public struct SlicingOptions: Sendable, Hashable {
   public var halfBand = 1.0
   /// Angular bins around the layer centre.
   public var bins = 360
-  /// Harmonics of the smooth radius function r(θ) that fills empty bins.
+  /// Harmonics of the smooth radius function r(θ) that fills empty bins (with
+  /// ``ContourMethod/fourierFit``: the largest order cross-validation may choose).
   public var harmonics = 16
+  /// How a layer's points become its contour.
+  public var contour = ContourMethod.binnedMedians
   /// Measured bins are averaged over ± this many neighbouring measured bins.
   public var smoothingBins = 2
   /// A layer is closed when at least this fraction of bins is measured…
@@ -59,6 +67,7 @@ public struct SlicingOptions: Sendable, Hashable {
 public func estimateLayer(points: [SIMD3<Double>], height: Double, options: SlicingOptions = .default) -> LayerEstimate? {
   let band = points.filter { abs($0.z - height) <= options.halfBand }
   guard band.count >= 4 * options.harmonics + 4 else { return nil }
+  if options.contour == .fourierFit { return fittedLayer(band.map { SIMD2($0.x, $0.y) }, height: height, options: options) }
   let centre = band.reduce(SIMD2<Double>.zero) { $0 + SIMD2($1.x, $1.y) } / Double(band.count)
   var radii = [[Double]](repeating: [], count: options.bins)
   for p in band {
@@ -76,15 +85,7 @@ public func estimateLayer(points: [SIMD3<Double>], height: Double, options: Slic
     medians[k] = median
     samples.append(((Double(k) + 0.5) / Double(options.bins) * 2 * .pi, median))
   }
-  var gap = 0, largest = 0
-  for k in 0..<(2 * options.bins) {
-    if medians[k % options.bins] == nil {
-      gap += 1
-      largest = max(largest, min(gap, options.bins))
-    } else {
-      gap = 0
-    }
-  }
+  let largest = largestGap(occupied: medians.map { $0 != nil })
   let harmonics = min(options.harmonics, max(1, samples.count / 4 - 1))
   guard let coefficients = fitFourier(samples, harmonics: harmonics) else { return nil }
   // Measured bins: local average of medians (keeps sharp features); empty bins: the smooth fit.
@@ -101,6 +102,44 @@ public func estimateLayer(points: [SIMD3<Double>], height: Double, options: Slic
     contour: LayerContour(points: outline, height: height),
     measuredFraction: Double(samples.count) / Double(options.bins),
     largestGap: Double(largest) * 360 / Double(options.bins), points: band.count)
+}
+
+/// ``ContourMethod/fourierFit``: the curve fitted about the points' mean, then refitted (same
+/// order) about that curve's area centroid (the mean leans toward the side seen most).
+func fittedLayer(_ band: [SIMD2<Double>], height: Double, options: SlicingOptions) -> LayerEstimate? {
+  let samples = 2 * options.bins
+  var centre = band.reduce(SIMD2<Double>.zero, +) / Double(band.count)
+  guard let first = FourierContourFit(band, centre: centre, maximum: options.harmonics) else { return nil }
+  centre = LayerContour(points: first.outline(around: centre, count: samples), height: height).centroid
+  guard let fit = FourierContourFit(band, centre: centre, maximum: options.harmonics, order: first.harmonics) else { return nil }
+  var occupied = [Bool](repeating: false, count: options.bins)
+  for p in band {
+    let d = p - centre
+    var angle = atan2(d.y, d.x)
+    if angle < 0 { angle += 2 * .pi }
+    occupied[min(options.bins - 1, Int(angle / (2 * .pi) * Double(options.bins)))] = true
+  }
+  var estimate = LayerEstimate(
+    contour: LayerContour(points: fit.outline(around: centre, count: samples), height: height),
+    measuredFraction: Double(occupied.filter { $0 }.count) / Double(options.bins),
+    largestGap: Double(largestGap(occupied: occupied)) * 360 / Double(options.bins), points: band.count)
+  estimate.harmonics = fit.harmonics
+  estimate.residualRMS = fit.residualRMS
+  return estimate
+}
+
+/// The longest run of unoccupied bins around the circle (wrapping), in bins.
+func largestGap(occupied: [Bool]) -> Int {
+  var gap = 0, largest = 0
+  for k in 0..<(2 * occupied.count) {
+    if occupied[k % occupied.count] {
+      gap = 0
+    } else {
+      gap += 1
+      largest = max(largest, min(gap, occupied.count))
+    }
+  }
+  return largest
 }
 
 /// Least-squares `r(θ) = a0 + Σ a_k cos kθ + b_k sin kθ`; coefficients as [a0, a1, b1, a2, b2, …].

@@ -8,6 +8,9 @@ public struct MeasureOptions: Sendable, Hashable {
   /// Whether to compute the bootstrap 95 % intervals of the measures (`intervals95`; a few
   /// seconds on a full scan).
   public var bootstrap = true
+  /// How each layer's points become its contour (``ContourMethod``; the head frame's own
+  /// slicing convention is kept otherwise).
+  public var contour = ContourMethod.binnedMedians
   /// Registration and fusion.
   public var reconstruction = ReconstructionOptions.default
 

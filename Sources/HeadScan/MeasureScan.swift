@@ -68,7 +68,7 @@ private func measure(
 ) throws -> ScanMeasurement {
   let started = ContinuousClock.now
   progress?(.measuring)
-  let frame: HeadFrameEstimate
+  var frame: HeadFrameEstimate
   if let (landmarksPath, file) = landmarksFile {
     frame = try HeadFrameEstimate.fromLandmarks(file, path: landmarksPath, scan: scan, reconstruction: reconstruction)
   } else {
@@ -82,6 +82,7 @@ private func measure(
       throw MeasureScanError(path: scanPath, problem: error.description)
     }
   }
+  frame.slicing.contour = options.contour
   let headPoints = frame.headPoints(of: reconstruction.cloud)
   let measurement: HeadMeasurement
   do {

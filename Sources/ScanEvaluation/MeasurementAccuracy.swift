@@ -22,9 +22,14 @@ public struct MeasurementAccuracy: Sendable, Hashable, Codable {
   /// Measures the reconstruction with the landmarks' frame and with the automatic one (as
   /// `headscan measure` does, without the intervals) and compares both with `truth`.
   /// - Throws: landmark, head-frame and measurement errors, each naming its file.
-  public init(scan: any ScanReader, landmarksPath: String, reconstruction result: HeadReconstruction, truth: SimulationTruth) throws {
+  /// - Parameter contour: how layers become contours (default as `headscan measure`).
+  public init(
+    scan: any ScanReader, landmarksPath: String, reconstruction result: HeadReconstruction, truth: SimulationTruth,
+    contour: ContourMethod = .binnedMedians
+  ) throws {
     var options = MeasureOptions.default
     options.bootstrap = false
+    options.contour = contour
     let m = try measureReconstruction(result, of: scan, landmarks: .file(landmarksPath), options: options).measurement.measures
     let t = truth.measures
     truthCVAI = t.cvai

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CVAI
 import Foundation
 import Registration
 import ScanEvaluation
@@ -32,6 +33,9 @@ struct EvaluateCommand: ParsableCommand {
 
   @Option(help: "Fusion: voxel-mean (the default) or signed-distance (see reconstruct --help).")
   var fusion: FusionMethod = .voxelMean
+
+  @Option(help: "With --measure: how layers become contours: binned-medians (the default) or fourier-fit (a smooth curve fitted to the points; see measure --help).")
+  var contour: ContourMethod = .binnedMedians
 
   @Option(help: "Also write the comparisons as JSON (one entry per scan).")
   var json: String?
@@ -67,7 +71,7 @@ struct EvaluateCommand: ParsableCommand {
         var measured: MeasurementAccuracy?
         if measure {
           let landmarks = companionBase(of: path) + ".landmarks.json"
-          measured = try naming(path) { try MeasurementAccuracy(scan: reader, landmarksPath: landmarks, reconstruction: result, truth: truth) }
+          measured = try naming(path) { try MeasurementAccuracy(scan: reader, landmarksPath: landmarks, reconstruction: result, truth: truth, contour: contour) }
         }
         entries.append(Entry(scan: path, registration: accuracy, cornerRMS: result.cornerRMS * 1000, measurement: measured))
       }

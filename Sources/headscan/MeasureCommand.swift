@@ -42,6 +42,9 @@ struct MeasureCommand: ParsableCommand {
   @Option(help: "Where to write the report (JSON, atomically).")
   var json: String?
 
+  @Option(help: "How layers become contours: binned-medians (1° bins of median radii, the default) or fourier-fit (a smooth curve fitted to the points, order by cross-validation: noise adds no length).")
+  var contour: ContourMethod = .binnedMedians
+
   @Option(help: "CVAI denominator: longer (A, the default) or shorter (B).")
   var cvaiDenominator: CVAIDenominator = .longer
 
@@ -66,6 +69,7 @@ struct MeasureCommand: ParsableCommand {
       for output in [json, cloud].compactMap({ $0 }) { try checkOutput(output, isNot: inputs) }
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator
+      options.contour = contour
       let reconstructionBars = stageProgress(global)
       let measured = try measureScan(at: scan, landmarks: source, options: options) { event in
         switch event {
@@ -122,3 +126,5 @@ struct MeasureCommand: ParsableCommand {
       time.total, time.reconstruction.total, time.measuring, time.bootstrapping)
   }
 }
+
+extension ContourMethod: ExpressibleByArgument {}

@@ -1,0 +1,12 @@
+/// How ``estimateLayer(points:height:options:)`` turns a layer's points into a contour.
+public enum ContourMethod: String, Sendable, Hashable, CaseIterable, Codable {
+  /// 1° angular bins, each the median radius of its points averaged with its ±2 neighbours;
+  /// empty bins from a 16-harmonic Fourier series (the default). The polygon through noisy
+  /// medians is longer than the surface: radial noise on the points adds length to every step.
+  case binnedMedians = "binned-medians"
+  /// A smooth closed curve fitted to the points themselves: the radius is a Fourier series in
+  /// the polar angle, fitted by least squares to every point of the band, its order chosen by
+  /// cross-validation and outliers down-weighted (Tukey's biweight). Noise on the points adds
+  /// no length.
+  case fourierFit = "fourier-fit"
+}

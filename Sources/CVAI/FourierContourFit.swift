@@ -1,0 +1,128 @@
+import Foundation
+import _HeadScanSupport
+
+/// A radius function `r(θ) = a₀ + Σₖ aₖ cos kθ + bₖ sin kθ` about a centre, fitted to a layer's
+/// points (millimetres): ``ContourMethod/fourierFit``.
+struct FourierContourFit {
+  /// [a0, a1, b1, a2, b2, …], millimetres.
+  var coefficients: [Double]
+  /// The order chosen by cross-validation.
+  var harmonics: Int
+  /// RMS radial residual of the points the biweight kept, millimetres.
+  var residualRMS: Double
+
+  /// Fits the band's points (layer coordinates, millimetres) about `centre`: the order (1…`maximum`)
+  /// whose fit predicts left-out sectors best, then three rounds of Tukey's biweight.
+  /// `nil` when the system is singular.
+  init?(_ band: [SIMD2<Double>], centre: SIMD2<Double>, maximum: Int, order: Int? = nil) {
+    let samples = band.map { p -> (theta: Double, r: Double) in
+      let d = p - centre
+      let angle = atan2(d.y, d.x)
+      return (angle < 0 ? angle + 2 * .pi : angle, (d * d).sum().squareRoot())
+    }
+    let chosen = order ?? Self.crossValidatedOrder(samples, maximum: maximum)
+    guard let (x, rms) = Self.robustFit(samples, harmonics: chosen) else { return nil }
+    (coefficients, harmonics, residualRMS) = (x, chosen, rms)
+  }
+
+  /// `count` points of the curve at equal angles (counter-clockwise from θ = 0), millimetres.
+  func outline(around centre: SIMD2<Double>, count: Int) -> [SIMD2<Double>] {
+    (0..<count).map { k in
+      let theta = (Double(k) + 0.5) / Double(count) * 2 * .pi
+      return centre + evaluateFourier(coefficients, theta) * SIMD2(cos(theta), sin(theta))
+    }
+  }
+
+  /// The basis row [1, cos θ, sin θ, …, cos Kθ, sin Kθ] by the angle-addition recurrence.
+  static func row(_ theta: Double, harmonics: Int, into row: inout [Double]) {
+    row[0] = 1
+    let c1 = cos(theta), s1 = sin(theta)
+    var c = 1.0, s = 0.0
+    for k in 0..<harmonics {
+      (c, s) = (c * c1 - s * s1, s * c1 + c * s1)
+      row[2 * k + 1] = c
+      row[2 * k + 2] = s
+    }
+  }
+
+  /// The order whose fit predicts left-out sectors best. Points go to five folds by interleaved
+  /// 10° sectors, so a fold leaves out whole stretches of outline and an order that follows the
+  /// noise predicts them badly. Each fold's normal equations are summed once at the largest
+  /// order; a smaller order's are their leading block, so each order costs only small solves.
+  static func crossValidatedOrder(_ samples: [(theta: Double, r: Double)], maximum: Int) -> Int {
+    let folds = 5, n = 2 * maximum + 1
+    var gram = [[Double]](repeating: [Double](repeating: 0, count: n * n), count: folds)
+    var moment = [[Double]](repeating: [Double](repeating: 0, count: n), count: folds)
+    var rows: [[Double]] = [], fold: [Int] = []
+    var basis = [Double](repeating: 0, count: n)
+    for s in samples {
+      row(s.theta, harmonics: maximum, into: &basis)
+      let f = Int(s.theta / (2 * .pi) * 36) % folds
+      for i in 0..<n {
+        moment[f][i] += basis[i] * s.r
+        for j in i..<n { gram[f][i * n + j] += basis[i] * basis[j] }
+      }
+      rows.append(basis)
+      fold.append(f)
+    }
+    var best = (order: 1, error: Double.infinity)
+    for order in 1...max(1, maximum) {
+      let m = 2 * order + 1
+      var error = 0.0
+      for held in 0..<folds {
+        var a = [Double](repeating: 0, count: m * m), b = [Double](repeating: 0, count: m)
+        for f in 0..<folds where f != held {
+          for i in 0..<m {
+            b[i] += moment[f][i]
+            for j in i..<m { a[i * m + j] += gram[f][i * n + j] }
+          }
+        }
+        for i in 0..<m { for j in 0..<i { a[i * m + j] = a[j * m + i] } }
+        guard let x = solveLinearSystem(a, b) else {
+          error = .infinity
+          break
+        }
+        for (k, r) in rows.enumerated() where fold[k] == held {
+          var predicted = 0.0
+          for i in 0..<m { predicted += r[i] * x[i] }
+          error += (predicted - samples[k].r) * (predicted - samples[k].r)
+        }
+      }
+      if error < best.error { best = (order, error) }
+    }
+    return best.order
+  }
+
+  /// Least squares at `harmonics`, then three rounds of Tukey's biweight (c = 4.685 robust σ, σ
+  /// from the median absolute residual). Returns the coefficients and the kept points' RMS.
+  static func robustFit(_ samples: [(theta: Double, r: Double)], harmonics: Int) -> ([Double], Double)? {
+    let n = 2 * harmonics + 1
+    var weights = [Double](repeating: 1, count: samples.count)
+    var residuals = [Double](repeating: 0, count: samples.count)
+    var basis = [Double](repeating: 0, count: n)
+    var x: [Double] = []
+    for round in 0..<4 {
+      var a = [Double](repeating: 0, count: n * n), b = [Double](repeating: 0, count: n)
+      for (k, s) in samples.enumerated() where weights[k] > 0 {
+        row(s.theta, harmonics: harmonics, into: &basis)
+        for i in 0..<n {
+          b[i] += weights[k] * basis[i] * s.r
+          for j in i..<n { a[i * n + j] += weights[k] * basis[i] * basis[j] }
+        }
+      }
+      for i in 0..<n { for j in 0..<i { a[i * n + j] = a[j * n + i] } }
+      guard let solution = solveLinearSystem(a, b) else { return nil }
+      x = solution
+      for (k, s) in samples.enumerated() { residuals[k] = s.r - evaluateFourier(x, s.theta) }
+      guard round < 3, !residuals.isEmpty else { break }
+      let scale = 1.4826 * upperMedian(residuals.map(abs))
+      guard scale > 0 else { break }
+      for k in samples.indices {
+        let u = residuals[k] / (4.685 * scale)
+        weights[k] = abs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0
+      }
+    }
+    let kept = residuals.indices.filter { weights[$0] > 0 }
+    return (x, rootMeanSquare(kept.map { residuals[$0] }))
+  }
+}
