@@ -16,9 +16,8 @@ struct FourierContourFit {
   /// `nil` when the system is singular.
   init?(_ band: [SIMD2<Double>], centre: SIMD2<Double>, maximum: Int, order: Int? = nil) {
     let samples = band.map { p -> (theta: Double, r: Double) in
-      let d = p - centre
-      let angle = atan2(d.y, d.x)
-      return (angle < 0 ? angle + 2 * .pi : angle, (d * d).sum().squareRoot())
+      let (angle, radius) = polar(p, about: centre)
+      return (angle, radius)
     }
     let chosen = order ?? Self.crossValidatedOrder(samples, maximum: maximum)
     guard let (x, rms) = Self.robustFit(samples, harmonics: chosen) else { return nil }

@@ -71,11 +71,8 @@ public func estimateLayer(points: [SIMD3<Double>], height: Double, options: Slic
   let centre = band.reduce(SIMD2<Double>.zero) { $0 + SIMD2($1.x, $1.y) } / Double(band.count)
   var radii = [[Double]](repeating: [], count: options.bins)
   for p in band {
-    let d = SIMD2(p.x, p.y) - centre
-    var angle = atan2(d.y, d.x)
-    if angle < 0 { angle += 2 * .pi }
-    let bin = min(options.bins - 1, Int(angle / (2 * .pi) * Double(options.bins)))
-    radii[bin].append((d * d).sum().squareRoot())
+    let (angle, radius) = polar(SIMD2(p.x, p.y), about: centre)
+    radii[angularBin(angle, of: options.bins)].append(radius)
   }
   var medians = [Double?](repeating: nil, count: options.bins)
   var samples: [(theta: Double, r: Double)] = []
@@ -113,12 +110,7 @@ func fittedLayer(_ band: [SIMD2<Double>], height: Double, options: SlicingOption
   centre = LayerContour(points: first.outline(around: centre, count: samples), height: height).centroid
   guard let fit = FourierContourFit(band, centre: centre, maximum: options.harmonics, order: first.harmonics) else { return nil }
   var occupied = [Bool](repeating: false, count: options.bins)
-  for p in band {
-    let d = p - centre
-    var angle = atan2(d.y, d.x)
-    if angle < 0 { angle += 2 * .pi }
-    occupied[min(options.bins - 1, Int(angle / (2 * .pi) * Double(options.bins)))] = true
-  }
+  for p in band { occupied[angularBin(polar(p, about: centre).angle, of: options.bins)] = true }
   var estimate = LayerEstimate(
     contour: LayerContour(points: fit.outline(around: centre, count: samples), height: height),
     measuredFraction: Double(occupied.filter { $0 }.count) / Double(options.bins),
@@ -126,6 +118,18 @@ func fittedLayer(_ band: [SIMD2<Double>], height: Double, options: SlicingOption
   estimate.harmonics = fit.harmonics
   estimate.residualRMS = fit.residualRMS
   return estimate
+}
+
+/// A point's polar angle (0 ≤ θ < 2π, counter-clockwise from +x) and distance about `centre`.
+func polar(_ p: SIMD2<Double>, about centre: SIMD2<Double>) -> (angle: Double, radius: Double) {
+  let d = p - centre
+  let angle = atan2(d.y, d.x)
+  return (angle < 0 ? angle + 2 * .pi : angle, (d * d).sum().squareRoot())
+}
+
+/// The bin (0..<`bins`) of equal angular width that an angle in 0…2π falls in.
+func angularBin(_ angle: Double, of bins: Int) -> Int {
+  min(bins - 1, Int(angle / (2 * .pi) * Double(bins)))
 }
 
 /// The longest run of unoccupied bins around the circle (wrapping), in bins.

@@ -47,6 +47,36 @@ public struct FrameFusion: Sendable {
   ///   ``ReconstructionError/invalidOption(path:detail:)`` for a voxel size or margin that is not
   ///   a positive length, ``ReconstructionError/voxelGridTooLarge(path:across:voxelSize:limit:)``.
   public init(aroundMarkerCentres markerCentres: [SIMD3<Double>], options: FusionOptions, path: String) throws(ReconstructionError) {
+    self.init(projection: try Projection(aroundMarkerCentres: markerCentres, options: options, path: path))
+  }
+
+  /// Fusion into a new voxel grid over `projection`'s lattice.
+  init(projection: Projection) {
+    self.projection = projection
+    grid = VoxelGrid(lattice: projection.lattice)
+    headCentre = projection.centre
+  }
+
+  /// Adds a frame's points to the running averages (call in frame order for a reproducible cloud).
+  public mutating func add(_ points: Points) {
+    grid.add(points.positions, colours: points.colours, cells: points.cells)
+  }
+
+  /// Occupied voxels so far.
+  public var voxelCount: Int { grid.count }
+
+  /// Every occupied voxel's mean position (world, metres) and rounded mean colour, in world-key order.
+  public func means() -> PointSet {
+    let (positions, colours) = grid.means()
+    return PointSet(positions: positions, colors: colours)
+  }
+}
+
+extension FrameFusion.Projection {
+  /// The shell from 5 cm below to ``FusionOptions/headMargin`` above the sphere through
+  /// `markerCentres` (world, metres), in voxels of ``FusionOptions/voxelSize``; the errors of
+  /// ``FrameFusion/init(aroundMarkerCentres:options:path:)``.
+  init(aroundMarkerCentres markerCentres: [SIMD3<Double>], options: FusionOptions, path: String) throws(ReconstructionError) {
     guard options.voxelSize.isFinite, options.voxelSize > 0, options.headMargin.isFinite, options.headMargin >= 0 else {
       throw .invalidOption(path: path, detail: "the fusion voxel size must be a positive length and the head margin not negative")
     }
@@ -65,22 +95,6 @@ public struct FrameFusion: Sendable {
       throw .voxelGridTooLarge(
         path: path, across: 2 * outer, voxelSize: options.voxelSize, limit: VoxelLattice.widest(voxelSize: options.voxelSize))
     }
-    projection = Projection(centre: sphere.centre, inner: inner, outer: outer, lattice: lattice)
-    grid = VoxelGrid(lattice: lattice)
-    headCentre = sphere.centre
-  }
-
-  /// Adds a frame's points to the running averages (call in frame order for a reproducible cloud).
-  public mutating func add(_ points: Points) {
-    grid.add(points.positions, colours: points.colours, cells: points.cells)
-  }
-
-  /// Occupied voxels so far.
-  public var voxelCount: Int { grid.count }
-
-  /// Every occupied voxel's mean position (world, metres) and rounded mean colour, in world-key order.
-  public func means() -> PointSet {
-    let (positions, colours) = grid.means()
-    return PointSet(positions: positions, colors: colours)
+    self.init(centre: sphere.centre, inner: inner, outer: outer, lattice: lattice)
   }
 }

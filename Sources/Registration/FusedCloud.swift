@@ -31,13 +31,14 @@ public func fuseFrames(
   _ scan: any ScanReader, registration: MarkerRegistration, options: FusionOptions = .default,
   progress: ((Int, Int) -> Void)? = nil
 ) throws -> FusedCloud {
-  var fusion = try FrameFusion(aroundMarkerCentres: registration.mappedCentres, options: options, path: scan.path)
+  let projection = try FrameFusion.Projection(aroundMarkerCentres: registration.mappedCentres, options: options, path: scan.path)
   let registered = registration.frames.compactMap { d in d.worldFromCamera.map { (index: d.index, pose: $0, depth: d.liftedByDepth) } }
   let wellHeld = registered.filter { $0.depth >= options.minimumMarkersToFuse }
   let fused = 4 * wellHeld.count >= registered.count ? wellHeld : registered
   if options.method == .signedDistance {
-    return try fuseSignedDistance(scan, frames: fused.map { ($0.index, $0.pose) }, fusion: fusion, options: options, progress: progress)
+    return try fuseSignedDistance(scan, frames: fused.map { ($0.index, $0.pose) }, projection: projection, options: options, progress: progress)
   }
+  var fusion = FrameFusion(projection: projection)
   var refined: [Int: RigidTransform] = [:]
   var done = 0
   try forEachInParallelBatches(
@@ -85,28 +86,27 @@ public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default)
 }
 
 /// The signed-distance fusion (``FusionMethod/signedDistance``) of `frames` (index,
-/// `worldFromCamera`) inside `fusion`'s head shell and lattice.
+/// `worldFromCamera`) inside `projection`'s head shell and lattice.
 func fuseSignedDistance(
-  _ scan: any ScanReader, frames: [(index: Int, pose: RigidTransform)], fusion: FrameFusion, options: FusionOptions,
+  _ scan: any ScanReader, frames: [(index: Int, pose: RigidTransform)], projection: FrameFusion.Projection, options: FusionOptions,
   progress: ((Int, Int) -> Void)?
 ) throws -> FusedCloud {
   guard !options.icpRefinement else {
     throw ReconstructionError.invalidOption(path: scan.path, detail: "ICP refinement works with voxel-mean fusion only")
   }
   guard options.minimumObservations >= 1,
-    var volume = SignedDistanceVolume(lattice: fusion.projection.lattice, truncation: options.truncation)
+    var volume = SignedDistanceVolume(lattice: projection.lattice, truncation: options.truncation)
   else {
     throw ReconstructionError.invalidOption(
       path: scan.path, detail: "the signed-distance truncation must be a positive length and at least one observation required")
   }
-  let region = SignedDistanceVolume.Region(
-    centre: fusion.projection.centre, inner: fusion.projection.inner, outer: fusion.projection.outer)
+  let region = SignedDistanceVolume.Region(centre: projection.centre, inner: projection.inner, outer: projection.outer)
   try forEachInParallelBatches(
     frames,
     work: { [band = volume.band] frame in band.frameUpdate(try scan.frame(at: frame.index), worldFromCamera: frame.pose, region: region) },
     consume: { volume.integrate($0) },
     progress: { progress?($0, $1) })
   return FusedCloud(
-    path: scan.path, points: volume.surface(minimumWeight: Float(options.minimumObservations)), headCentre: fusion.headCentre,
+    path: scan.path, points: volume.surface(minimumWeight: Float(options.minimumObservations)), headCentre: projection.centre,
     framesFused: frames.count, refinedPoses: [:])
 }

@@ -113,14 +113,21 @@ struct SignedDistanceVolume {
         let a = cells[slotIndex * 512 + v]
         guard a.weight >= minimumWeight, abs(a.distance) < 1 else { continue }
         let voxel = lattice.voxel(ofCell: Int(block) << 9 | v)
+        let pa = lattice.centre(ofVoxel: voxel)
+        // This voxel's gradient, worked out once, at its first crossing.
+        var ga: SIMD3<Float>?
+        var gradientTried = false
         for (axisIndex, axis) in axes.enumerated() {
           guard let other = slot(of: voxel &+ axis) else { continue }
           let b = cells[other]
           guard b.weight >= minimumWeight, abs(b.distance) < 1, (a.distance >= 0) != (b.distance >= 0) else { continue }
           let t = a.distance / (a.distance - b.distance)
-          let pa = lattice.centre(ofVoxel: voxel), pb = lattice.centre(ofVoxel: voxel &+ axis)
+          let pb = lattice.centre(ofVoxel: voxel &+ axis)
           let position = SIMD3<Float>(pa + Double(t) * (pb - pa))
-          guard let ga = gradient(at: voxel), let gb = gradient(at: voxel &+ axis) else { continue }
+          if !gradientTried {
+            (ga, gradientTried) = (gradient(at: voxel), true)
+          }
+          guard let ga, let gb = gradient(at: voxel &+ axis) else { continue }
           let g = ga + t * (gb - ga)
           let length = (g * g).sum().squareRoot()
           guard length > 0 else { continue }
