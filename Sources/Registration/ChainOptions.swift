@@ -8,14 +8,20 @@ public struct ChainOptions: Sendable, Hashable {
   /// σ in pixels) are rejected as motion-blurred: their corners are off by a good part of a
   /// pixel, along the motion. Sharp frames measure 0.7–1.1 px.
   public var maximumEdgeBlur = 1.6
-  /// A marker joins the map only when two placed frames put it within this RMS of each other,
-  /// and a detection farther than this from where its frame's other markers put it is an
-  /// outlier (a misread id or a sticker lifted wrongly), at 640 px width (scaled up for
-  /// smaller images). DICT_4X4_50 reads a sticker seen at a grazing angle as another id now
-  /// and then; it then lies where another sticker is, 3 cm or more away.
-  public var consistencyDistance = 0.01
+  /// While frames are placed, a marker joins the map only when two placed frames put it within
+  /// this many printed sides of each other, and a detection farther than that from where its
+  /// frame's other markers put it is taken as misread. A misread id lies where another sticker
+  /// is — a side or more away (DICT_4X4_50 reads a sticker seen at a grazing angle as another id
+  /// now and then): a fact of the cap's geometry, not of the sensor's noise.
+  public var misreadSides = 1.0
+  /// Once placed, a detection is an outlier (``FrameDiagnostics/outlierIDs``) when its corners
+  /// lie farther from where its frame's other markers put them than this many robust standard
+  /// deviations above the median over all placed detections (logarithmic scale, ``PeerTest``):
+  /// a sticker lifted wrongly, or a misread that got past placing.
+  public var outlierDeviations = 3.5
   /// A frame is placed only when its markers' rigid fit to the map leaves at most this corner
-  /// RMS (three times ``OptimisationOptions/maximumFrameRMS``).
+  /// RMS: a gross gate against a wrong placement (over half a 16 mm sticker), not a noise level;
+  /// the optimisation judges the frames against each other afterwards.
   public var maximumPlacementRMS = 3 * 0.003
 
   /// The defaults.

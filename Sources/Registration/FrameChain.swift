@@ -20,10 +20,12 @@ public struct FrameChain: Sendable {
 /// A frame is rejected when it has no markers, is motion-blurred, or has fewer usable markers
 /// (each seen in at least two frames) than ``ChainOptions/minimumMarkersPerFrame``. A marker
 /// joins the map only when two placed frames agree on where it is (within
-/// ``ChainOptions/consistencyDistance``): one frame's view can be a misread id, and a misplaced
-/// marker would misplace every frame chained through it. A mapped marker that lies farther than
-/// that from where a frame's other markers put it is a misread in that frame, and that
-/// observation is dropped (``FrameDiagnostics/outlierIDs``).
+/// ``ChainOptions/misreadSides`` printed sides): one frame's view can be a misread id, and a
+/// misplaced marker would misplace every frame chained through it. A mapped marker that lies
+/// farther than that from where a frame's other markers put it is a misread in that frame. Once
+/// every frame is placed, a detection whose misfit stands out from all the scan's detections
+/// (``ChainOptions/outlierDeviations``, ``ScanNoise/outlierDistance``) is dropped too
+/// (``FrameDiagnostics/outlierIDs``).
 /// - Throws: ``ReconstructionError/notEnoughFrames(path:registered:reasons:)`` when no marker is
 ///   seen in two frames, or no frame that sees one is usable.
 public func chainFrames(_ observations: ScanObservations, options: ChainOptions = .default) throws -> FrameChain {
@@ -36,8 +38,9 @@ public func chainFrames(_ observations: ScanObservations, options: ChainOptions 
   }
   // The seed marker's corners from its best observation, in its own frame.
   solution.map[seed] = best.cameraCorners.map(best.cameraFromMarker.inverse.apply)
+  solution.noise = ScanNoise(depthOf: solution.markers)
   placeFrames(&solution, options: options)
-  dropOutliers(&solution, consistency: options.consistencyDistance * solution.context.widthScale)
+  dropOutliers(&solution, deviations: options.outlierDeviations)
   return FrameChain(solution: solution, seedMarkerID: seed)
 }
 
@@ -83,7 +86,7 @@ func cornerRMS(_ a: [SIMD3<Double>], _ b: [SIMD3<Double>]) -> Double {
 /// Places frames through markers already mapped, strongest links first, until none can be
 /// added; maps each new marker once two placed frames agree on it.
 private func placeFrames(_ solution: inout MapSolution, options: ChainOptions) {
-  let consistency = options.consistencyDistance * solution.context.widthScale
+  let consistency = options.misreadSides * solution.context.markerSideLength
   var pending: [Int: [[SIMD3<Double>]]] = [:]
   var progressed = true
   while progressed {
@@ -128,13 +131,23 @@ private func placeFrame(_ f: Int, in solution: inout MapSolution, consistency: D
   return nil
 }
 
-/// Drops, in every placed frame, the observations that lie more than `consistency` from the map
-/// (misread, or lifted wrongly), listing them as the frame's outliers.
-private func dropOutliers(_ solution: inout MapSolution, consistency: Double) {
-  for (f, pose) in solution.mapFromCamera {
-    let map = solution.map
-    func isOutlier(_ m: LiftedMarker) -> Bool { map[m.id].map { cornerRMS(m.cameraCorners.map(pose.apply), $0) > consistency } ?? false }
-    solution.frames[f].outlierIDs += solution.markers[f].filter(isOutlier).map(\.id)
-    solution.markers[f].removeAll(where: isOutlier)
+/// Drops, in every placed frame, the observations whose misfit — their corners' RMS distance
+/// from the map after the frame's pose — stands out from all placed observations' (`deviations`
+/// robust standard deviations above the median, logarithmic scale), listing them as the frame's
+/// outliers; records the median and the limit in the solution's noise.
+private func dropOutliers(_ solution: inout MapSolution, deviations: Double) {
+  var misfits: [(frame: Int, id: Int, distance: Double)] = []
+  for (f, pose) in solution.mapFromCamera.sorted(by: { $0.key < $1.key }) {
+    for m in solution.markers[f] {
+      guard let mapped = solution.map[m.id] else { continue }
+      misfits.append((f, m.id, cornerRMS(m.cameraCorners.map(pose.apply), mapped)))
+    }
+  }
+  let test = PeerTest(peers: misfits.map(\.distance), deviations: deviations, logarithmic: true)
+  solution.noise.typicalMisfit = misfits.isEmpty ? nil : test.median
+  solution.noise.outlierDistance = test.limit()
+  for misfit in misfits where !test.accepts(misfit.distance) {
+    solution.frames[misfit.frame].outlierIDs.append(misfit.id)
+    solution.markers[misfit.frame].removeAll { $0.id == misfit.id }
   }
 }

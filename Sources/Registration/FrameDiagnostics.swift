@@ -17,7 +17,7 @@ public struct FrameDiagnostics: Sendable, Hashable {
   /// Whether the frame was placed by resection from its stickers' pixels against the map
   /// (too little depth: ``ResectionOptions/minimumDepthMarkersForDepthPose``).
   public var placedByResection = false
-  /// Ids detected in this frame whose lifted corners lie more than ``ChainOptions/consistencyDistance`` from where the frame's
+  /// Ids detected in this frame whose lifted corners lie farther than ``ScanNoise/outlierDistance`` (or a printed side, while placing) from where the frame's
   /// other markers put them: a misread id (a sticker read as another one's) or a sticker lifted
   /// wrongly. Left out of the registration.
   public var outlierIDs: [Int] = []

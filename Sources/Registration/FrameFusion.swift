@@ -43,7 +43,7 @@ public struct FrameFusion: Sendable {
   /// through `markerCentres` (world, metres), in voxels of ``FusionOptions/voxelSize``.
   /// - Parameter path: the scan, named by errors.
   /// - Throws: ``ReconstructionError/numerical(path:detail:)`` when the centres place no head
-  ///   (fewer than 4, all on one plane, or a sphere over 0.5 m in radius: a wrong map),
+  ///   (fewer than 4, or all on one plane),
   ///   ``ReconstructionError/invalidOption(path:detail:)`` for a voxel size or margin that is not
   ///   a positive length, ``ReconstructionError/voxelGridTooLarge(path:across:voxelSize:limit:)``.
   public init(aroundMarkerCentres markerCentres: [SIMD3<Double>], options: FusionOptions, path: String) throws(ReconstructionError) {
@@ -74,7 +74,9 @@ public struct FrameFusion: Sendable {
 
 extension FrameFusion.Projection {
   /// The shell from 5 cm below to ``FusionOptions/headMargin`` above the sphere through
-  /// `markerCentres` (world, metres), in voxels of ``FusionOptions/voxelSize``; the errors of
+  /// `markerCentres` (world, metres), in voxels of ``FusionOptions/voxelSize``, within the
+  /// sphere's ball — or, for markers on a surface much flatter than a head, the margin on either
+  /// side of the sphere within the cube around the markers grown by the margin; the errors of
   /// ``FrameFusion/init(aroundMarkerCentres:options:path:)``.
   init(aroundMarkerCentres markerCentres: [SIMD3<Double>], options: FusionOptions, path: String) throws(ReconstructionError) {
     guard options.voxelSize.isFinite, options.voxelSize > 0, options.headMargin.isFinite, options.headMargin >= 0 else {
@@ -86,14 +88,18 @@ extension FrameFusion.Projection {
       throw .numerical(
         path: path, detail: "\(markerCentres.count) mapped markers do not place the head (a sphere needs 4 not on one plane)")
     }
-    // A sphere far larger than a head means the marker map is wrong: stop rather than fuse a room.
-    guard sphere.radius <= 0.5 else {
-      throw .numerical(path: path, detail: String(format: "the markers do not lie on a head-sized sphere (radius %.0f mm)", sphere.radius * 1000))
-    }
-    let outer = sphere.radius + options.headMargin, inner = max(0, sphere.radius - 0.05)
-    guard let lattice = VoxelLattice(centre: sphere.centre, radius: outer, voxelSize: options.voxelSize) else {
+    // The voxels: the sphere's ball for a head (down to 5 cm inside the sphere: the face below
+    // the cap). Markers on a much flatter surface (a calibration board: the sphere through them
+    // is metres wide) get only the cube around them and the margin on both sides — never a room.
+    let centroid = markerCentres.reduce(SIMD3<Double>.zero, +) / Double(markerCentres.count)
+    let extent = markerCentres.map { ($0 - centroid).length }.max() ?? 0
+    let headSized = sphere.radius <= extent + 0.05
+    let outer = sphere.radius + options.headMargin
+    let inner = max(0, sphere.radius - (headSized ? 0.05 : options.headMargin))
+    let (latticeCentre, latticeRadius) = headSized ? (sphere.centre, outer) : (centroid, extent + options.headMargin)
+    guard let lattice = VoxelLattice(centre: latticeCentre, radius: latticeRadius, voxelSize: options.voxelSize) else {
       throw .voxelGridTooLarge(
-        path: path, across: 2 * outer, voxelSize: options.voxelSize, limit: VoxelLattice.widest(voxelSize: options.voxelSize))
+        path: path, across: 2 * latticeRadius, voxelSize: options.voxelSize, limit: VoxelLattice.widest(voxelSize: options.voxelSize))
     }
     self.init(centre: sphere.centre, inner: inner, outer: outer, lattice: lattice)
   }

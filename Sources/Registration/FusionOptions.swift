@@ -15,9 +15,10 @@ public struct FusionOptions: Sendable, Hashable {
   /// that lowers its distance to the model (off by default: marker poses are already finer
   /// than the depth noise, so it seldom helps, and it costs about a third of a second a frame).
   public var icpRefinement = false
-  /// How the frames are fused (``FusionMethod``). ICP refinement works with
+  /// How the frames are fused (``FusionMethod``): a signed-distance volume by default, which
+  /// averages depth noise along the surface normal. ICP refinement works with
   /// ``FusionMethod/voxelMean`` only.
-  public var method = FusionMethod.voxelMean
+  public var method = FusionMethod.signedDistance
   /// Signed-distance fusion: half-width of the band each pixel updates around its surface point,
   /// metres. It must exceed the depth noise by a few σ (TrueDepth: 0.4–1 mm at 20–30 cm), or noisy
   /// samples fall outside the band and the average is biased toward the camera.

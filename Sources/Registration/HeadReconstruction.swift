@@ -7,6 +7,10 @@ public struct HeadReconstruction: Sendable {
   public var frames: [FrameDiagnostics]
   /// The marker map, sorted by id.
   public var markers: [RegisteredMarker]
+  /// Every optimised marker's fit and the keep rule's verdict on it, by ascending id.
+  public var markerFits: [MarkerFit] = []
+  /// The scan's noise, estimated from the scan, and the limits derived from it.
+  public var noise = ScanNoise()
   /// The marker whose frame is the world (contract §5: the lowest registered id).
   public var worldMarkerID: Int
   /// RMS over all kept observations of the 3D corner residual, metres.

@@ -1,4 +1,5 @@
 import PointCloud
+import _HeadScanSupport
 
 /// The optimisation stage's result: every placed frame's pose and every mapped marker's four
 /// corners optimised together, with the frames that did not fit rejected.
@@ -36,7 +37,7 @@ public struct MapOptimisation: Sendable {
 
 /// The optimisation stage: Levenberg–Marquardt over all placed frames' poses and all mapped
 /// markers' corners (Huber loss, frames eliminated by the Schur complement), then frames whose
-/// corner RMS exceeds ``OptimisationOptions/maximumFrameRMS`` are rejected and the rest optimised
+/// corners do not fit their markers' spread (``OptimisationOptions/frameFalseRejectRate``) are rejected and the rest optimised
 /// again, for at most ``OptimisationOptions/rounds`` rounds. The frame that sees the seed marker
 /// first is held fixed.
 /// - Throws: ``ReconstructionError/numerical(path:detail:)`` when a system cannot be solved.
@@ -58,15 +59,15 @@ public func optimiseMap(_ chain: FrameChain, options: OptimisationOptions = .def
     let residuals = zip(graph.graph.observations, graph.graph.residuals()).map { o, r in
       MapOptimisation.Residual(frame: frames[o.frame], markerID: graph.markers[o.marker], squaredErrors: r.map { ($0 * $0).sum() })
     }
-    // Frame RMS over its observations.
+    // Frame RMS over its observations, and each frame's residuals against its markers' spread.
     var errors: [Int: [Double]] = [:]
     for r in residuals { errors[r.frame, default: []] += r.squaredErrors }
+    let test = FrameResidualTest(residuals, falseRejectRate: options.frameFalseRejectRate, deviations: options.frameDeviations)
     var newlyRejected = false
     for (i, f) in frames.enumerated() {
-      let squares = errors[f] ?? []
-      let rms = (squares.reduce(0, +) / Double(max(1, squares.count))).squareRoot()
+      let rms = rootMeanSquare(ofSquares: errors[f] ?? [])
       solution.frames[f].rms = rms
-      if rms > options.maximumFrameRMS && i != graph.graph.fixedFrame {
+      if !test.accepts(frame: f) && i != graph.graph.fixedFrame {
         rejected[f] = rms
         newlyRejected = true
       }
@@ -88,6 +89,9 @@ private func poseGraph(_ solution: MapSolution, frames: [Int], seedMarkerID: Int
   let markers = counts.filter { $0.value >= 1 }.keys.sorted()
   let markerIndex = Dictionary(uniqueKeysWithValues: markers.enumerated().map { ($1, $0) })
   var observations: [PoseGraph.Observation] = []
+  // A sticker's square-fit residual is judged against the scan's median one (depth-lifted).
+  let residuals = frames.flatMap { f in solution.markers[f].filter { $0.method == .depth }.map(\.residual) }
+  let typicalResidual = max(residuals.isEmpty ? 0 : upperMedian(residuals), 1e-9)
   for (i, f) in frames.enumerated() {
     // PnP places a sticker's depth only to a few per cent (and a curved sticker is not the
     // flat square PnP assumes): where depth lifted two or more stickers, they alone place
@@ -95,8 +99,9 @@ private func poseGraph(_ solution: MapSolution, frames: [Int], seedMarkerID: Int
     let depthLifted = solution.markers[f].filter { $0.method == .depth && markerIndex[$0.id] != nil }.count
     for m in solution.markers[f] where m.method == .depth || depthLifted < 2 {
       guard let k = markerIndex[m.id] else { continue }
-      // Squarely seen, square-looking observations count most: a snapped corner shows as a poor square fit.
-      let shape = 1 / (1 + (m.residual / 0.0002) * (m.residual / 0.0002))
+      // Squarely seen, square-looking observations count most: a snapped corner shows as a poor
+      // square fit; one at the scan's median residual counts half.
+      let shape = 1 / (1 + (m.residual / typicalResidual) * (m.residual / typicalResidual))
       observations.append(
         .init(frame: i, marker: k, corners: m.cameraCorners, weight: (m.method == .depth ? 1 : 0.05) * m.facing * m.facing * shape))
     }

@@ -18,6 +18,8 @@ public struct MapSolution: Sendable {
   public var map: MarkerMap
   /// `mapFromCamera` by frame position, metres, for the frames placed so far.
   public var mapFromCamera: [Int: RigidTransform]
+  /// The scan's noise as estimated so far, and the limits derived from it.
+  public var noise = ScanNoise()
 
   /// A solution with nothing placed: the frames as observed.
   public init(context: ScanContext, frames: [FrameDiagnostics], markers: [[LiftedMarker]]) {

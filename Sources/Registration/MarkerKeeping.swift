@@ -1,4 +1,6 @@
+import Foundation
 import PointCloud
+import _HeadScanSupport
 
 /// The marker-keeping stage: the frames' final verdicts, the markers that pass `rule`, and the
 /// registration re-expressed in the contract §5 world — the frame of the lowest kept marker's
@@ -23,11 +25,11 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
       path: solution.context.path, registered: optimisation.optimisedFrames.count, reasons: solution.rejectionSummary)
   }
   let keptFrames = optimisation.optimisedFrames.filter { solution.frames[$0].rejection == nil }
-  let stats = markerStatistics(optimisation, map: solution.map, sideLength: solution.context.markerSideLength)
-  let limits = KeepLimits(rule: rule, widthScale: solution.context.widthScale, registeredFrames: keptFrames.count)
-  let kept = stats.filter { $0.observations >= limits.observations && $0.rms <= limits.rms && $0.shape <= limits.shape }
+  let fits = markerFits(
+    optimisation, map: solution.map, sideLength: solution.context.markerSideLength, rule: rule, registeredFrames: keptFrames.count)
+  let kept = fits.filter(\.kept)
   guard let worldID = kept.map(\.id).min() else {
-    throw ReconstructionError.noWellSeenMarker(path: solution.context.path, best: limits.describe(best: stats))
+    throw ReconstructionError.noWellSeenMarker(path: solution.context.path, best: describeBest(fits))
   }
   // Contract §6: RMS over the kept observations (those of kept markers in kept frames).
   let keptIDs = Set(kept.map(\.id))
@@ -38,54 +40,53 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
     markers: kept.compactMap { m in
       solution.map[m.id].map { RegisteredMarker(id: m.id, corners: $0, observations: m.observations, rms: m.rms) }
     },
+    markerFits: fits, noise: solution.noise,
     worldMarkerID: worldID, cornerRMS: (all.reduce(0, +) / Double(all.count)).squareRoot(),
     mappedCentres: optimisation.optimisedMarkers.compactMap { solution.map.centre(of: $0) })
   guard let worldFromMap = inMap.worldFromCurrent else { return inMap }
   return inMap.reexpressed(by: worldFromMap)
 }
 
-/// One optimised marker's fit: observations in the last round, corner RMS (metres) and the
-/// largest deviation of its mapped corners from the printed square (metres).
-struct MarkerStatistics {
-  var id: Int
-  var observations: Int
-  var rms: Double
-  var shape: Double
-}
-
-/// The fit of every optimised marker with observations, by ascending id.
-func markerStatistics(_ optimisation: MapOptimisation, map: MarkerMap, sideLength: Double) -> [MarkerStatistics] {
+/// Every optimised marker with observations, by ascending id, with its fit and the keep rule's
+/// limits for it: observations against `rule`'s count (a quarter of `registeredFrames` on short
+/// scans, at least 3); RMS and shape error against the markers with enough observations
+/// (``PeerTest``, linear scale: the markers' RMS values cluster, and one misfit stands out by
+/// its distance from them, not its ratio).
+func markerFits(
+  _ optimisation: MapOptimisation, map: MarkerMap, sideLength: Double, rule: MarkerKeepRule, registeredFrames: Int
+) -> [MarkerFit] {
   var squares: [Int: [Double]] = [:]
   for r in optimisation.residuals { squares[r.markerID, default: []] += r.squaredErrors }
-  return optimisation.optimisedMarkers.compactMap { id in
+  let observationLimit = min(rule.minimumObservations, max(3, registeredFrames / 4))
+  var fits: [MarkerFit] = optimisation.optimisedMarkers.compactMap { id in
     guard let s = squares[id], !s.isEmpty, let corners = map[id] else { return nil }
-    return MarkerStatistics(
-      id: id, observations: s.count / 4, rms: (s.reduce(0, +) / Double(s.count)).squareRoot(),
-      shape: squareShapeError(corners, side: sideLength))
+    return MarkerFit(
+      id: id, observations: s.count / 4, rms: rootMeanSquare(ofSquares: s),
+      shapeError: squareShapeError(corners, side: sideLength), rmsLimit: .infinity, shapeLimit: .infinity,
+      observationLimit: observationLimit)
   }
+  let peers = fits.filter { $0.observations >= observationLimit }
+  let rmsTest = PeerTest(peers: peers.map(\.rms), deviations: rule.rmsDeviations, logarithmic: false)
+  let shapeTest = PeerTest(peers: peers.map(\.shapeError), deviations: rule.shapeDeviations, logarithmic: false)
+  for i in fits.indices {
+    let n = Double(max(1, fits[i].observations))
+    // The RMS of 4n corner residuals in 3D (12n squares) is uncertain by 1/√(24n) of itself.
+    // A mapped corner is uncertain by between rms/√n (errors independent from view to view) and
+    // rms (one error every view shares, e.g. depth bent where the sticker bends): the shape test
+    // takes the cautious end.
+    fits[i].rmsLimit = rmsTest.limit(ownSpread: rmsTest.median / (24 * n).squareRoot())
+    fits[i].shapeLimit = shapeTest.limit(ownSpread: fits[i].rms)
+  }
+  return fits
 }
 
-/// ``MarkerKeepRule`` for one scan: the observation count for its registered frames, the
-/// lengths scaled for its image width.
-struct KeepLimits {
-  var observations: Int
-  var rms: Double
-  var shape: Double
-
-  init(rule: MarkerKeepRule, widthScale: Double, registeredFrames: Int) {
-    observations = min(rule.minimumObservations, max(3, registeredFrames / 4))
-    rms = rule.maximumRMS * widthScale
-    shape = rule.maximumShapeError * widthScale
-  }
-
-  /// The most-observed marker against these limits, for ``ReconstructionError/noWellSeenMarker(path:best:)``.
-  func describe(best stats: [MarkerStatistics]) -> String {
-    stats.max { $0.observations < $1.observations }.map {
-      String(
-        format: "marker %d, %d observations, RMS %.2f mm, shape error %.2f mm; needs %d, %.2f mm and %.2f mm",
-        $0.id, $0.observations, $0.rms * 1000, $0.shape * 1000, observations, rms * 1000, shape * 1000)
-    } ?? "none"
-  }
+/// The most-observed marker against its limits, for ``ReconstructionError/noWellSeenMarker(path:best:)``.
+func describeBest(_ fits: [MarkerFit]) -> String {
+  guard let best = fits.max(by: { $0.observations < $1.observations }) else { return "none" }
+  return String(
+    format: "marker %d, %d observations, RMS %.2f mm, shape error %.2f mm; needs %d, %.2f mm and %.2f mm",
+    best.id, best.observations, best.rms * 1000, best.shapeError * 1000, best.observationLimit, best.rmsLimit * 1000,
+    best.shapeLimit * 1000)
 }
 
 /// Largest deviation of a mapped sticker from the printed square: edges against `side`,

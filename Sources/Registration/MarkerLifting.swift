@@ -26,12 +26,17 @@ public struct LiftedMarker: Sendable, Hashable {
   /// and resection, one view at a time, use ``pixelCorners``. The same as ``pixelCorners``
   /// without edge refinement.
   public var triangulationCorners: [SIMD2<Double>]
+  /// Robust spread (1.4826 · MAD) of the sticker's depth pixels about the smooth surface fitted
+  /// through them, metres: this view's depth noise at the sticker's distance. `nil` when the
+  /// corners were not lifted from one fit over the whole sticker.
+  public var depthSpread: Double?
 
   /// A lifted marker from its parts (e.g. a synthetic observation).
   public init(
     id: Int, pixelCorners: [SIMD2<Double>], cameraCorners: [SIMD3<Double>], cameraFromMarker: RigidTransform, residual: Double,
-    method: LiftMethod, cornersWithoutDepth: Int, triangulationCorners: [SIMD2<Double>]
+    method: LiftMethod, cornersWithoutDepth: Int, triangulationCorners: [SIMD2<Double>], depthSpread: Double? = nil
   ) {
+    self.depthSpread = depthSpread
     self.id = id
     self.pixelCorners = pixelCorners
     self.cameraCorners = cameraCorners
@@ -67,8 +72,10 @@ extension LiftedMarker {
     let depthCorners = marker.corners.map { SIMD2(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
     var corners: [SIMD3<Double>] = []
     var missing = 0
-    if let depths = Self.stickerSurfaceDepths(depth, corners: depthCorners, minimumSamples: 8 * options.minimumSamples) {
-      corners = zip(depthCorners, depths).map { depth.intrinsics.unproject(u: $0.0.x, v: $0.0.y, depth: $0.1) }
+    var spread: Double?
+    if let surface = Self.stickerSurfaceDepths(depth, corners: depthCorners, minimumSamples: 8 * options.minimumSamples) {
+      corners = zip(depthCorners, surface.depths).map { depth.intrinsics.unproject(u: $0.0.x, v: $0.0.y, depth: $0.1) }
+      spread = surface.spread
     } else {
       let radius = max(2, Int((Double(options.windowRadius) * Double(depth.width) / 640).rounded()))
       for c in depthCorners {
@@ -87,7 +94,7 @@ extension LiftedMarker {
       {
         self.init(
           id: marker.id, pixelCorners: marker.corners, cameraCorners: corners, cameraFromMarker: pose,
-          residual: rms, method: .depth, cornersWithoutDepth: 0, triangulationCorners: marker.corners)
+          residual: rms, method: .depth, cornersWithoutDepth: 0, triangulationCorners: marker.corners, depthSpread: spread)
         if facing < options.minimumFacing { return nil }
         return
       }
@@ -108,10 +115,14 @@ extension LiftedMarker {
   /// sticker (the quad enlarged by a quarter, which takes in its white margin), robustly refitted once.
   ///
   /// Hundreds of samples instead of a few dozen per corner, and the quadric follows the cap's
-  /// curvature, so the corners' depths are both less noisy and unbiased. `nil` when too little of
-  /// the sticker has depth, when the fit leaves a large spread (an edge of the head) or when a
-  /// corner's neighbourhood has no depth at all (too close).
-  static func stickerSurfaceDepths(_ depth: DepthMap, corners: [SIMD2<Double>], minimumSamples: Int) -> [Double]? {
+  /// curvature, so the corners' depths are both less noisy and unbiased. Returns them with the
+  /// samples' robust spread about the first fit (metres). `nil` when too little of the sticker
+  /// has depth, when the fit leaves a spread over 3 mm (an edge of the head, a step in the
+  /// depth — far above TrueDepth's noise at any working distance) or when a corner's
+  /// neighbourhood has no depth at all (too close).
+  static func stickerSurfaceDepths(
+    _ depth: DepthMap, corners: [SIMD2<Double>], minimumSamples: Int
+  ) -> (depths: [Double], spread: Double)? {
     guard corners.count == 4, corners.allSatisfy({ $0.x.magnitude < 1e6 && $0.y.magnitude < 1e6 }) else { return nil }
     let centre = corners.reduce(SIMD2<Double>.zero, +) / 4
     let scale = max(1, corners.map { (($0 - centre) * ($0 - centre)).sum().squareRoot() }.reduce(0) { max($0, $1) })
@@ -161,7 +172,7 @@ extension LiftedMarker {
     guard kept.count >= minimumSamples, let refit = quadricFit(kept), mad < 0.003 else { return nil }
     fit = refit
     let depths = corners.map { 1 / quadric(fit, ($0.x - centre.x) / scale, ($0.y - centre.y) / scale) }
-    return depths.allSatisfy { $0 > 0 && $0.isFinite } ? depths : nil
+    return depths.allSatisfy { $0 > 0 && $0.isFinite } ? (depths, mad) : nil
   }
 
   static func quadric(_ q: [Double], _ u: Double, _ v: Double) -> Double {

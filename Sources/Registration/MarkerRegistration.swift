@@ -9,6 +9,10 @@ public struct MarkerRegistration: Sendable {
   public var frames: [FrameDiagnostics]
   /// The kept markers (``MarkerKeepRule``), sorted by id.
   public var markers: [RegisteredMarker]
+  /// Every optimised marker's fit and the keep rule's verdict on it, by ascending id.
+  public var markerFits: [MarkerFit]
+  /// The scan's noise, estimated from the scan, and the limits derived from it.
+  public var noise: ScanNoise
   /// The marker whose frame is the world (contract §5: the lowest kept id).
   public var worldMarkerID: Int
   /// RMS over all kept observations (kept markers in the last optimisation round) of the 3D

@@ -48,7 +48,8 @@ public func reconstructHead(
     }
   }
   return HeadReconstruction(
-    frames: registration.frames, markers: registration.markers, worldMarkerID: registration.worldMarkerID,
+    frames: registration.frames, markers: registration.markers, markerFits: registration.markerFits, noise: registration.noise,
+    worldMarkerID: registration.worldMarkerID,
     cornerRMS: registration.cornerRMS, markersDetected: observed.markersDetected, offCapDetections: observed.offCapDetections,
     cloud: cloud, timings: log.timings, stages: log.reports)
 }

@@ -70,6 +70,9 @@ public struct MeasureReport: Codable, Sendable, Hashable {
   public var symmetryRMS: Double?
   /// Share of the measurement-level contour backed by points (the rest bridged), percent.
   public var contourMeasuredPercent: Double?
+  /// Whether less than ``completeContourPercent`` of the measurement-level contour is backed by
+  /// points: the scan missed part of the head there, and the measures lean on the bridged part.
+  public var contourIncomplete: Bool?
   /// Bootstrap 95 % intervals of the measures.
   public var intervals95: MeasureIntervals?
   /// Layers cut.
@@ -112,11 +115,16 @@ public struct MeasureReport: Codable, Sendable, Hashable {
     (cranialIndexClass, flattenedSide) = (m.cranialIndexClass, m.flattenedSide)
     (self.headFrame, self.headFromWorld, self.symmetryRMS) = (headFrame, headFromWorld, symmetryRMS)
     contourMeasuredPercent = measurement.contourAtLevel.measuredFraction * 100
+    contourIncomplete = measurement.contourAtLevel.measuredFraction * 100 < Self.completeContourPercent
     intervals95 = intervals
     layers = measurement.layers.count
     self.scan = scan
     headscanVersion = HeadScanVersion.current
   }
+
+  /// The share of the measurement-level contour that must be backed by points for the scan to
+  /// count as complete there, percent.
+  public static let completeContourPercent = 90.0
 
   /// CVAI by the longer diagonal (the contract's default), whatever the report was asked for.
   public var cvaiByLonger: Double {

@@ -31,8 +31,8 @@ struct EvaluateCommand: ParsableCommand {
   @Flag(help: "Also measure each scan (landmarks and automatic head frame) and print the table of errors.")
   var measure = false
 
-  @Option(help: "Fusion: voxel-mean (the default) or signed-distance (see reconstruct --help).")
-  var fusion: FusionMethod = .voxelMean
+  @Option(help: "Fusion: signed-distance (the default) or voxel-mean (see reconstruct --help).")
+  var fusion: FusionMethod = FusionOptions.default.method
 
   @Option(help: "With --measure: how layers become contours: binned-medians (the default) or fourier-fit (a smooth curve fitted to the points; see measure --help).")
   var contour: ContourMethod = .binnedMedians

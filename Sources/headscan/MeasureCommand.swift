@@ -124,6 +124,10 @@ struct MeasureCommand: ParsableCommand {
       measured.measurement.contourAtLevel.measuredFraction * 100, result.framesRegistered, result.frames.count,
       result.markers.count, result.cornerRMS * 1000,
       time.total, time.reconstruction.total, time.measuring, time.bootstrapping)
+      + (report.contourIncomplete == true
+        ? String(
+          format: "\nwarning     incomplete scan: only %.0f %% of the contour at the measurement level is measured (under %.0f %%); the rest is bridged",
+          measured.measurement.contourAtLevel.measuredFraction * 100, MeasureReport.completeContourPercent) : "")
   }
 }
 

@@ -35,8 +35,8 @@ struct ReconstructCommand: ParsableCommand {
   @Flag(help: "Refine each frame by ICP against the model fused so far, where that lowers its distance to it (slower).")
   var icp = false
 
-  @Option(help: "Fusion: voxel-mean (points averaged per voxel, the default) or signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal).")
-  var fusion: FusionMethod = .voxelMean
+  @Option(help: "Fusion: signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal; the default) or voxel-mean (points averaged per voxel; needed for --icp).")
+  var fusion: FusionMethod = FusionOptions.default.method
 
   @OptionGroup var global: GlobalOptions
 
@@ -54,6 +54,22 @@ struct ReconstructCommand: ParsableCommand {
       var frame: Int
       var id: Int
     }
+    /// One kept marker of the map (contract §8): world frame, metres, corners in detection order.
+    struct MappedMarker: Encodable {
+      var id: Int
+      var corners: [[Double]]
+      var observations: Int
+    }
+    /// One optimised marker's fit and the keep rule's limits for it, millimetres.
+    struct Fit: Encodable {
+      var id: Int
+      var observations: Int
+      var rms: Double
+      var shapeError: Double
+      var rmsLimit: Double
+      var shapeLimit: Double
+      var kept: Bool
+    }
     var frames: Int
     var framesRegistered: Int
     var markers: Int
@@ -65,10 +81,20 @@ struct ReconstructCommand: ParsableCommand {
     var framesRefinedByICP: Int
     /// Frames with too little depth placed from their stickers' pixels against the map.
     var framesPlacedByResection: Int
-    /// Detections left out for lying more than 1 cm from where their frame's other markers put
-    /// them (a misread id or a wrongly lifted sticker).
+    /// Detections left out for lying farther than the scan's outlier limit (``noise``) from where
+    /// their frame's other markers put them (a misread id or a wrongly lifted sticker).
     var outliers: [Outlier]
     var rejected: [Rejected]
+    /// The scan's noise as estimated from it, and the limits derived from it, millimetres.
+    struct Noise: Encodable {
+      var depthNoiseAt20cm: Double?
+      var depthSamples: Int
+      var typicalMisfit: Double?
+      var outlierDistance: Double?
+    }
+    var noise: Noise
+    var markerMap: [MappedMarker]
+    var markerFits: [Fit]
     /// Wall-clock seconds per stage.
     var seconds: [String: Double]
   }
@@ -93,6 +119,18 @@ struct ReconstructCommand: ParsableCommand {
         framesRefinedByICP: result.frames.filter(\.refinedByICP).count,
         framesPlacedByResection: result.frames.filter(\.placedByResection).count,
         outliers: result.frames.flatMap { f in f.outlierIDs.map { Summary.Outlier(frame: f.index, id: $0) } }, rejected: rejected,
+        noise: Summary.Noise(
+          depthNoiseAt20cm: result.noise.depthNoiseAt20cm.map { $0 * 1000 }, depthSamples: result.noise.depthSamples,
+          typicalMisfit: result.noise.typicalMisfit.map { $0 * 1000 },
+          outlierDistance: result.noise.outlierDistance.isFinite ? result.noise.outlierDistance * 1000 : nil),
+        markerMap: result.markers.map { m in
+          Summary.MappedMarker(id: m.id, corners: m.corners.map { [$0.x, $0.y, $0.z] }, observations: m.observations)
+        },
+        markerFits: result.markerFits.map { f in
+          Summary.Fit(
+            id: f.id, observations: f.observations, rms: f.rms * 1000, shapeError: f.shapeError * 1000,
+            rmsLimit: f.rmsLimit * 1000, shapeLimit: f.shapeLimit * 1000, kept: f.kept)
+        },
         seconds: [
           "detection": result.timings.detection, "registration": result.timings.registration, "fusion": result.timings.fusion,
           "cleaning": result.timings.cleaning, "settling": result.timings.settling, "total": result.timings.total,
@@ -120,8 +158,15 @@ struct ReconstructCommand: ParsableCommand {
     if icp { lines.append("ICP         \(s.framesRefinedByICP) frames moved onto the model") }
     if s.offCapDetections > 0 { lines.append("ignored     \(s.offCapDetections) detections with ids not on the cap") }
     if !s.outliers.isEmpty {
+      let limit = s.noise.outlierDistance.map { String(format: "%.1f mm", $0) } ?? "a printed side"
       lines.append(
-        "ignored     \(s.outliers.count) detections more than 1 cm from where their frame's other markers put them (misread id or bad depth; --json)")
+        "ignored     \(s.outliers.count) detections more than \(limit) (this scan's limit) from where their frame's other markers put them (misread id or bad depth; --json)")
+    }
+    if let depth = s.noise.depthNoiseAt20cm {
+      lines.append(
+        String(
+          format: "noise       depth σ %.2f mm at 20 cm, %.2f mm at 30 cm (estimated from %d sticker views)",
+          depth, depth * 2.25, s.noise.depthSamples))
     }
     if global.verbose { lines += result.stages.map(Self.render) }
     let t = result.timings
