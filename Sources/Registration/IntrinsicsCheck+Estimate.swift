@@ -24,13 +24,16 @@ struct MarkerFocalSample {
 /// `|m₂ − m₁| = f · √(L² − Δz²)`. The marker's focal length is the ratio of those sums over
 /// its four sides and two diagonals, which does not depend on the stated focal length.
 ///
-/// Corners a detector places `b` pixels inside the border shorten every side by `2b`, so a
-/// view of apparent side `ℓ` pixels reads `f·(1 − 2b/ℓ)`: the views' focal lengths are fitted
-/// as a line in `1/ℓ` (Huber-weighted least squares, scale from the median absolute
-/// deviation), whose intercept is the bias-free focal length. Where the slope is within two
-/// standard errors of zero the data show no bias, and the Huber mean of the views is taken
-/// instead (smaller error than extrapolating the line). Standard errors come from resampling
-/// whole frames (views in one frame share its depth error).
+/// Corners a detector places `b` pixels inside the printed square shorten every side by
+/// `2b`, so a view of apparent side `ℓ` pixels reads `f·(1 − 2b/ℓ)`: OpenCV's corners sit about
+/// 0.3 px inside small markers (the real TrueDepth board: 0.37 px, sides 3 % short). The check
+/// therefore uses the corners moved onto the fitted border edges where the observation has
+/// them (``ObservationOptions/refineCornersAlongEdges``), and tests what bias is left: the
+/// views' focal lengths are fitted as a line in `1/ℓ` (Huber-weighted least squares, scale
+/// from the median absolute deviation); while its slope is more than two standard errors from
+/// zero, the smallest quarter of the views is left out (at most three times). The estimate is
+/// the Huber mean of the views kept; its standard error, and the slope's, come from
+/// resampling whole frames (views in one frame share its depth error).
 /// - Parameters:
 ///   - observations: the observation stage's result (``observeScan(_:options:progress:)``);
 ///     no registration is needed.
@@ -76,7 +79,8 @@ public func checkIntrinsics(
 func focalBootstrap(
   _ samples: [MarkerFocalSample], resamples: Int, generator: inout SeededGenerator
 ) -> (fit: (intercept: Double, slope: Double, mean: Double), slopeError: Double, meanError: Double, count: Int, frames: Int, smallestSide: Double) {
-  let frames = Array(Dictionary(grouping: samples, by: \.frame).values)
+  // In frame order: the draws, and so the errors, must not depend on the dictionary's hashing.
+  let frames = Dictionary(grouping: samples, by: \.frame).sorted { $0.key < $1.key }.map(\.value)
   var slopes: [Double] = [], means: [Double] = []
   for _ in 0..<max(2, resamples) {
     var drawn: [MarkerFocalSample] = []

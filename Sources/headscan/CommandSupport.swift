@@ -181,6 +181,15 @@ extension FocalLengthChoice: ExpressibleByArgument {
   }
 
   public var defaultValueDescription: String { "stated" }
+
+  /// The option's text for this choice (what `init(argument:)` reads back).
+  var argument: String {
+    switch self {
+    case .stated: return "stated"
+    case .estimate: return "estimate"
+    case .pixels(let pixels): return "\(pixels)"
+    }
+  }
 }
 
 /// The summary's lines on the focal length: the check (contract §8) and, when the stated and

@@ -100,11 +100,6 @@ struct IntrinsicsCheckTests {
       #expect(!check.consistent && check.warning != nil)
       #expect(abs(check.focalLengthEstimate / conditions.renderedIntrinsics.fx - 1) <= 0.01)
       #expect(abs(check.relativeDifference - error) <= 0.012)
-      // Read with the estimate, the scan is consistent; the check still judges the stated value given.
-      let refocused = try RefocusedScan(scan, focalLength: check.focalLengthEstimate)
-      let again = try #require(checkIntrinsics(try observeScan(refocused), statedFocalLength: refocused.statedFocalLength))
-      #expect(abs(again.focalLengthEstimate - check.focalLengthEstimate) <= 2 * check.focalLengthUncertainty)
-      #expect(!again.consistent && again.statedFocalLength == check.statedFocalLength)
     }
   }
 
@@ -125,7 +120,7 @@ struct IntrinsicsCheckTests {
       for (k, o) in [(frame.color.intrinsics, original.color.intrinsics), (frame.depth.intrinsics, original.depth.intrinsics)] {
         #expect(abs(k.fx - 0.9 * o.fx) < 1e-9 && abs(k.fy - 0.9 * o.fy) < 1e-9 && k.cx == o.cx && k.cy == o.cy)
       }
-      #expect(frame.depth.metres == original.depth.metres && frame.color.bgra == original.color.bgra)
+      #expect(frame.depth.metres.map(\.bitPattern) == original.depth.metres.map(\.bitPattern) && frame.color.bgra == original.color.bgra)
       for bad in [0.0, -5, .nan, .infinity] {
         #expect(throws: ReconstructionError.self) { _ = try RefocusedScan(scan, focalLength: bad) }
       }
