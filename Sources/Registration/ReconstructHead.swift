@@ -23,7 +23,9 @@ import ScanIO
 ///
 /// Memory grows with the number of markers and the kept cloud, not the scan.
 /// - Parameter progress: called on the calling thread with (stage, done, total).
-/// - Throws: ``ReconstructionError``, `ScanIOError` or `ArucoError`.
+/// - Throws: ``ReconstructionError``, `ScanIOError` or `ArucoError`; ``FocalLengthMismatch``
+///   (wrapping the ``ReconstructionError``) when registration fails with a focal length the
+///   markers contradict.
 public func reconstructHead(
   _ scan: any ScanReader, options: ReconstructionOptions = .default,
   progress: ((ReconstructionStage, Int, Int) -> Void)? = nil
@@ -41,10 +43,18 @@ public func reconstructHead(
     }
   }
   progress?(.optimising, 0, 1)
-  let chain = try log.run("chain") { try chainFrames(observed, options: options.chain) }
-  let optimised = try log.run("optimise") { try optimiseMap(chain, options: options.optimisation) }
-  let resected = log.run("resect") { resectFrames(optimised, options: options.resection) }
-  var registration = try log.run("keep markers") { try keepMarkers(resected, rule: options.markerKeep) }
+  var registration: MarkerRegistration
+  do {
+    let chain = try log.run("chain") { try chainFrames(observed, options: options.chain) }
+    let optimised = try log.run("optimise") { try optimiseMap(chain, options: options.optimisation) }
+    let resected = log.run("resect") { resectFrames(optimised, options: options.resection) }
+    registration = try log.run("keep markers") { try keepMarkers(resected, rule: options.markerKeep) }
+  } catch let error as ReconstructionError {
+    // Lifted with a focal length the markers contradict: the failure says so.
+    let used = scan.header.colorIntrinsics.fx
+    if let check, abs(used / check.focalLengthEstimate - 1) > check.limit { throw FocalLengthMismatch(underlying: error, check: check) }
+    throw error
+  }
   progress?(.optimising, 1, 1)
   var cloud = PointSet()
   if options.fuse {

@@ -126,4 +126,18 @@ struct IntrinsicsCheckTests {
       }
     }
   }
+
+  @Test func aFailureWithAContradictedFocalLengthSaysSo() {
+    let check = IntrinsicsCheck(
+      statedFocalLength: 628.58, focalLengthEstimate: 592.4, focalLengthUncertainty: 0.14, cornerBias: 0.01, markersUsed: 46,
+      framesUsed: 15, smallestSide: 36.6, limit: 0.02)
+    #expect(!check.consistent && abs(check.relativeDifference - 0.0611) < 0.001)
+    let failure = FocalLengthMismatch(underlying: .noWellSeenMarker(path: "scan.rgbdscan", best: "marker 25"), check: check)
+    let line = failure.description
+    #expect(line.hasPrefix("scan.rgbdscan: no marker is seen often") && line.contains("628.6 px") && line.contains("592.4"))
+    #expect(line.contains("+6.1 %") && line.contains("--focal-length estimate") && !line.contains("\n"))
+    var agreeing = check
+    agreeing.focalLengthEstimate = 620
+    #expect(agreeing.consistent && agreeing.warning == nil)
+  }
 }
