@@ -31,7 +31,9 @@ public struct IntrinsicsCheck: Sendable, Hashable, Codable {
   /// with size (a corner bias) and were left out.
   public var smallestSide: Double
   /// The largest relative difference between estimate and statement still called consistent:
-  /// the check's tolerance, or twice the estimate's relative uncertainty where that is larger.
+  /// the check's tolerance, or twice the estimate's relative uncertainty where that is larger,
+  /// or, without edge-refined corners and with a trend in size left, the shortfall that trend
+  /// puts on the views' median size.
   public var limit: Double
 
   /// A check from its values.
