@@ -68,6 +68,8 @@ private func measure(
 ) throws -> ScanMeasurement {
   let started = ContinuousClock.now
   progress?(.measuring)
+  // Pixel landmarks are lifted with the focal length the reconstruction used.
+  let scan = try reconstruction.focalLengthUsed.map { try RefocusedScan(scan, focalLength: $0) } ?? scan
   var frame: HeadFrameEstimate
   if let (landmarksPath, file) = landmarksFile {
     frame = try HeadFrameEstimate.fromLandmarks(file, path: landmarksPath, scan: scan, reconstruction: reconstruction)
@@ -99,10 +101,13 @@ private func measure(
     intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing)
     bootstrapping = seconds(since: start)
   }
-  let report = MeasureReport(
+  var report = MeasureReport(
     measurement: measurement, denominator: options.denominator, registration: MeasureReport.RegistrationSummary(reconstruction),
     headFrame: frame.source.rawValue, headFromWorld: frame.headFromWorld, symmetryRMS: frame.symmetryRMS.map { $0 * 1000 },
     intervals: intervals, scan: scanPath)
+  report.intrinsicsCheck = reconstruction.intrinsicsCheck.map {
+    MeasureReport.IntrinsicsCheckSummary($0, focalLengthUsed: reconstruction.focalLengthUsed)
+  }
   return ScanMeasurement(
     report: report, reconstruction: reconstruction, headFrame: frame, measurement: measurement, intervals: intervals,
     timings: .init(reconstruction: reconstruction.timings, measuring: measuring, bootstrapping: bootstrapping))
@@ -115,5 +120,15 @@ extension MeasureReport.RegistrationSummary {
       frames: reconstruction.frames.count, framesRegistered: reconstruction.framesRegistered,
       markers: reconstruction.markersDetected.count, markersRegistered: reconstruction.markers.count,
       cornerRMS: reconstruction.cornerRMS * 1000)
+  }
+}
+
+extension MeasureReport.IntrinsicsCheckSummary {
+  /// The report's summary of an intrinsics check (contract §8).
+  /// - Parameter focalLengthUsed: the focal length the depth was lifted with, where not the stated one.
+  public init(_ check: IntrinsicsCheck, focalLengthUsed: Double?) {
+    self.init(
+      statedFocalLength: check.statedFocalLength, focalLengthEstimate: check.focalLengthEstimate, consistent: check.consistent,
+      focalLengthUncertainty: check.focalLengthUncertainty, focalLengthUsed: focalLengthUsed)
   }
 }

@@ -25,6 +25,12 @@ public struct HeadReconstruction: Sendable {
   public var timings = ReconstructionTimings()
   /// Each stage's time and diagnostics counts, in order.
   public var stages: [StageReport] = []
+  /// The scan's stated focal length against the one its markers show, from the first
+  /// observation pass (before any registration); `nil` when too few markers were lifted by depth.
+  public var intrinsicsCheck: IntrinsicsCheck? = nil
+  /// The focal length the depth was lifted with, colour-image pixels, where it is not the
+  /// scan's stated one (``ReconstructionOptions/focalLength``); `nil` for the stated one.
+  public var focalLengthUsed: Double? = nil
 
   /// Frames given a pose.
   public var framesRegistered: Int { frames.filter { $0.worldFromCamera != nil }.count }

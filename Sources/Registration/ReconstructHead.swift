@@ -16,20 +16,45 @@ import ScanIO
 /// (registration, cloud) = defineWorld(registration, cloud: cloud)
 /// ```
 ///
+/// The first pass also checks the scan's stated focal length against its markers
+/// (``HeadReconstruction/intrinsicsCheck``). With ``ReconstructionOptions/focalLength`` set to
+/// ``FocalLengthChoice/estimate``, the scan is then observed again with the estimated focal
+/// length (a ``RefocusedScan``), which costs a second detection pass.
+///
 /// Memory grows with the number of markers and the kept cloud, not the scan.
 /// - Parameter progress: called on the calling thread with (stage, done, total).
-/// - Throws: ``ReconstructionError``, `ScanIOError` or `ArucoError`.
+/// - Throws: ``ReconstructionError``, `ScanIOError` or `ArucoError`; ``FocalLengthMismatch``
+///   (wrapping the ``ReconstructionError``) when registration fails with a focal length the
+///   markers contradict.
 public func reconstructHead(
   _ scan: any ScanReader, options: ReconstructionOptions = .default,
   progress: ((ReconstructionStage, Int, Int) -> Void)? = nil
 ) throws -> HeadReconstruction {
   var log = StageLog()
-  let observed = try log.run("observe") { try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) } }
+  let stated = scan.header.colorIntrinsics.fx
+  var scan = scan
+  if case .pixels(let focalLength) = options.focalLength { scan = try RefocusedScan(scan, focalLength: focalLength) }
+  var observed = try log.run("observe") { try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) } }
+  let check = checkIntrinsics(observed, statedFocalLength: stated, options: options.intrinsicsCheck)
+  if case .estimate = options.focalLength, let estimate = check?.focalLengthEstimate {
+    scan = try RefocusedScan(scan, focalLength: estimate)
+    observed = try log.run("observe") {
+      try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) }
+    }
+  }
   progress?(.optimising, 0, 1)
-  let chain = try log.run("chain") { try chainFrames(observed, options: options.chain) }
-  let optimised = try log.run("optimise") { try optimiseMap(chain, options: options.optimisation) }
-  let resected = log.run("resect") { resectFrames(optimised, options: options.resection) }
-  var registration = try log.run("keep markers") { try keepMarkers(resected, rule: options.markerKeep) }
+  var registration: MarkerRegistration
+  do {
+    let chain = try log.run("chain") { try chainFrames(observed, options: options.chain) }
+    let optimised = try log.run("optimise") { try optimiseMap(chain, options: options.optimisation) }
+    let resected = log.run("resect") { resectFrames(optimised, options: options.resection) }
+    registration = try log.run("keep markers") { try keepMarkers(resected, rule: options.markerKeep) }
+  } catch let error as ReconstructionError {
+    // Lifted with a focal length the markers contradict: the failure says so.
+    let used = scan.header.colorIntrinsics.fx
+    if let check, abs(used / check.focalLengthEstimate - 1) > check.limit { throw FocalLengthMismatch(underlying: error, check: check) }
+    throw error
+  }
   progress?(.optimising, 1, 1)
   var cloud = PointSet()
   if options.fuse {
@@ -51,5 +76,6 @@ public func reconstructHead(
     frames: registration.frames, markers: registration.markers, markerFits: registration.markerFits, noise: registration.noise,
     worldMarkerID: registration.worldMarkerID,
     cornerRMS: registration.cornerRMS, markersDetected: observed.markersDetected, offCapDetections: observed.offCapDetections,
-    cloud: cloud, timings: log.timings, stages: log.reports)
+    cloud: cloud, timings: log.timings, stages: log.reports, intrinsicsCheck: check,
+    focalLengthUsed: scan is RefocusedScan ? scan.header.colorIntrinsics.fx : nil)
 }

@@ -28,6 +28,11 @@ public struct ReconstructionOptions: Sendable, Hashable {
   public var settleMarkersOnSurface = true
   /// Settling the markers on the fused surface.
   public var settling = SettlingOptions.default
+  /// The focal length the depth is lifted with: the scan's own (default), the one its
+  /// markers show, or a given one (``FocalLengthChoice``).
+  public var focalLength = FocalLengthChoice.stated
+  /// Checking the stated focal length against the markers (``checkIntrinsics(_:statedFocalLength:options:)``).
+  public var intrinsicsCheck = IntrinsicsCheckOptions.default
 
   /// The defaults.
   public static let `default` = ReconstructionOptions()

@@ -81,6 +81,8 @@ public struct MeasureReport: Codable, Sendable, Hashable {
   public var scan: String?
   /// The headscan version that wrote the report (``HeadScanVersion/current``).
   public var headscanVersion: String?
+  /// The stated focal length checked against the markers (contract §8).
+  public var intrinsicsCheck: IntrinsicsCheckSummary?
 
   /// A report holding the contract's keys only (e.g. from another tool).
   public init(

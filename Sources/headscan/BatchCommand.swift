@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Registration
 import Reports
 import ScanIO
 import _HeadScanSupport
@@ -41,6 +42,9 @@ struct BatchCommand: ParsableCommand {
 
   @Flag(help: "Also write each scan's figures to OUT/NAME-plots.")
   var plots = false
+
+  @Option(help: "Focal length to lift the depth with: stated (the default), estimate or pixels (see measure --help).")
+  var focalLength: FocalLengthChoice = .stated
 
   @Flag(help: "Measure every scan again, even where the report is up to date.")
   var force = false
@@ -105,6 +109,7 @@ struct BatchCommand: ParsableCommand {
     var arguments = ["measure", item.path, "--json", report, "--frame", frame.rawValue, "--quiet"]
     if frame == .landmarks { arguments += ["--landmarks", item.landmarks] }
     if plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
+    if focalLength != .stated { arguments += ["--focal-length", focalLength.argument] }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments

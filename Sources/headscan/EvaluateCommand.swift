@@ -40,11 +40,17 @@ struct EvaluateCommand: ParsableCommand {
   @Option(help: "Also write the comparisons as JSON (one entry per scan).")
   var json: String?
 
+  @Option(help: "Focal length to lift the depth with: stated (the default), estimate or pixels (see reconstruct --help).")
+  var focalLength: FocalLengthChoice = .stated
+
   struct Entry: Encodable {
     var scan: String
     var registration: RegistrationAccuracy
     var cornerRMS: Double
     var measurement: MeasurementAccuracy?
+    /// The stated focal length against the markers' and the simulator's true one, pixels.
+    var intrinsicsCheck: IntrinsicsCheck?
+    var trueFocalLength: Double?
   }
 
   func validate() throws {
@@ -61,6 +67,7 @@ struct EvaluateCommand: ParsableCommand {
       var options = ReconstructionOptions.default
       options.fuse = !noFusion
       options.fusion.method = fusion
+      options.focalLength = focalLength
       var entries: [Entry] = []
       for path in scans {
         let truth = try RegistrationAccuracy.truth(beside: path)
@@ -68,12 +75,25 @@ struct EvaluateCommand: ParsableCommand {
         let result = try naming(path) { try reconstructHead(reader, options: options) }
         let accuracy = RegistrationAccuracy(result: result, truth: truth)
         print(String(format: "%@: %@; corner RMS %.2f mm", path, accuracy.description, result.cornerRMS * 1000))
+        let trueFocalLength = truth.conditions?.renderedIntrinsics.fx
+        if let check = result.intrinsicsCheck {
+          print(
+            String(
+              format: "%@: focal length stated %.2f px, estimate %.2f ± %.2f px (%@), truth %@", path, check.statedFocalLength,
+              check.focalLengthEstimate, check.focalLengthUncertainty, check.consistent ? "consistent" : "not consistent",
+              trueFocalLength.map { String(format: "%.2f px (estimate %+.2f %%)", $0, 100 * (check.focalLengthEstimate / $0 - 1)) } ?? "unknown"))
+        }
         var measured: MeasurementAccuracy?
         if measure {
           let landmarks = companionBase(of: path) + ".landmarks.json"
-          measured = try naming(path) { try MeasurementAccuracy(scan: reader, landmarksPath: landmarks, reconstruction: result, truth: truth, contour: contour) }
+          // Pixel landmarks are lifted with the focal length the reconstruction used.
+          let lifting = try result.focalLengthUsed.map { try RefocusedScan(reader, focalLength: $0) } ?? reader
+          measured = try naming(path) { try MeasurementAccuracy(scan: lifting, landmarksPath: landmarks, reconstruction: result, truth: truth, contour: contour) }
         }
-        entries.append(Entry(scan: path, registration: accuracy, cornerRMS: result.cornerRMS * 1000, measurement: measured))
+        entries.append(
+          Entry(
+            scan: path, registration: accuracy, cornerRMS: result.cornerRMS * 1000, measurement: measured,
+            intrinsicsCheck: result.intrinsicsCheck, trueFocalLength: trueFocalLength))
       }
       if let json { try writeJSON(entries, to: json) }
       if measure {

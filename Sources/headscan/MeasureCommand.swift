@@ -54,6 +54,9 @@ struct MeasureCommand: ParsableCommand {
   @Option(help: "Write SVG figures here: contour.svg (the ML contour with its chords), layers.svg, perimeter.svg.")
   var plots: String?
 
+  @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
+  var focalLength: FocalLengthChoice = .stated
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -70,6 +73,7 @@ struct MeasureCommand: ParsableCommand {
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator
       options.contour = contour
+      options.reconstruction.focalLength = focalLength
       let reconstructionBars = stageProgress(global)
       let measured = try measureScan(at: scan, landmarks: source, options: options) { event in
         switch event {
@@ -124,6 +128,7 @@ struct MeasureCommand: ParsableCommand {
       measured.measurement.contourAtLevel.measuredFraction * 100, result.framesRegistered, result.frames.count,
       result.markers.count, result.cornerRMS * 1000,
       time.total, time.reconstruction.total, time.measuring, time.bootstrapping)
+      + "\n" + focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed).joined(separator: "\n")
       + (report.contourIncomplete == true
         ? String(
           format: "\nwarning     incomplete scan: only %.0f %% of the contour at the measurement level is measured (under %.0f %%); the rest is bridged",

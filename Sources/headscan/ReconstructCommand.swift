@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PointCloud
 import Registration
+import HeadScan
 import ScanIO
 import _HeadScanSupport
 
@@ -37,6 +38,9 @@ struct ReconstructCommand: ParsableCommand {
 
   @Option(help: "Fusion: signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal; the default) or voxel-mean (points averaged per voxel; needed for --icp).")
   var fusion: FusionMethod = FusionOptions.default.method
+
+  @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
+  var focalLength: FocalLengthChoice = .stated
 
   @OptionGroup var global: GlobalOptions
 
@@ -97,6 +101,8 @@ struct ReconstructCommand: ParsableCommand {
     var markerFits: [Fit]
     /// Wall-clock seconds per stage.
     var seconds: [String: Double]
+    /// The stated focal length against the markers' (contract §8).
+    var intrinsicsCheck: MeasureReport.IntrinsicsCheckSummary?
   }
 
   func run() throws {
@@ -109,6 +115,7 @@ struct ReconstructCommand: ParsableCommand {
       options.fusion.voxelSize = voxel / 1000
       options.fusion.icpRefinement = icp
       options.fusion.method = fusion
+      options.focalLength = focalLength
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
@@ -134,7 +141,8 @@ struct ReconstructCommand: ParsableCommand {
         seconds: [
           "detection": result.timings.detection, "registration": result.timings.registration, "fusion": result.timings.fusion,
           "cleaning": result.timings.cleaning, "settling": result.timings.settling, "total": result.timings.total,
-        ])
+        ],
+        intrinsicsCheck: result.intrinsicsCheck.map { .init($0, focalLengthUsed: result.focalLengthUsed) })
       if let json { try writeJSON(summary, to: json) }
       print(render(summary, result: result))
     }
@@ -168,6 +176,7 @@ struct ReconstructCommand: ParsableCommand {
           format: "noise       depth σ %.2f mm at 20 cm, %.2f mm at 30 cm (estimated from %d sticker views)",
           depth, depth * 2.25, s.noise.depthSamples))
     }
+    lines += focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed)
     if global.verbose { lines += result.stages.map(Self.render) }
     let t = result.timings
     lines.append(

@@ -1,0 +1,30 @@
+extension MeasureReport {
+  /// The scan's stated focal length against the one its markers show (contract §8
+  /// `intrinsicsCheck`); colour-image pixels.
+  public struct IntrinsicsCheckSummary: Codable, Sendable, Hashable {
+    /// The focal length the scan states, pixels.
+    public var statedFocalLength: Double
+    /// The focal length the markers of known printed side show with the depth, pixels.
+    public var focalLengthEstimate: Double
+    /// Whether the two agree within the check's limit (2 %, or twice the estimate's
+    /// relative uncertainty where that is larger).
+    public var consistent: Bool
+    /// One standard error of the estimate, pixels.
+    public var focalLengthUncertainty: Double?
+    /// The focal length the depth was lifted with where it was not the stated one
+    /// (`--focal-length`), pixels.
+    public var focalLengthUsed: Double?
+
+    /// A summary from its values.
+    public init(
+      statedFocalLength: Double, focalLengthEstimate: Double, consistent: Bool, focalLengthUncertainty: Double? = nil,
+      focalLengthUsed: Double? = nil
+    ) {
+      self.statedFocalLength = statedFocalLength
+      self.focalLengthEstimate = focalLengthEstimate
+      self.consistent = consistent
+      self.focalLengthUncertainty = focalLengthUncertainty
+      self.focalLengthUsed = focalLengthUsed
+    }
+  }
+}

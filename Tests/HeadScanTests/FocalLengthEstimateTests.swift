@@ -1,0 +1,38 @@
+import Foundation
+import HeadScan
+import ScanSimulator
+import Testing
+import _TestSupport
+
+/// `measureScan` on a scan whose header states a focal length 6 % too long: the report's
+/// intrinsics check warns, and measuring with the estimate gives the true CVAI back.
+struct FocalLengthEstimateTests {
+  @Test func measuringWithTheEstimateRecoversCVAI() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      var o = SimulationOptions()
+      o.frames = 48
+      o.seed = 8
+      o.head = .init(cranialIndex: 84, cvai: 6, flattenedSide: .right)
+      o.focalError = 0.06
+      let path = folder.appendingPathComponent("scan.rgbdscan").path
+      let simulated = try simulateScan(o, to: path, format: .stream)
+      let truth = try #require(simulated.truth.conditions)
+      var options = MeasureOptions.default
+      options.bootstrap = false
+      options.reconstruction.focalLength = .estimate
+      let measured = try measureScan(at: path, options: options)
+      let check = try #require(measured.report.intrinsicsCheck)
+      let used = try #require(check.focalLengthUsed)
+      print("CVAI with the estimate \(measured.report.cvai), truth \(simulated.truth.measures.cvai); \(check)")
+      #expect(!check.consistent && abs(check.statedFocalLength - truth.statedIntrinsics.fx) < 1e-9)
+      #expect(abs(used / truth.renderedIntrinsics.fx - 1) <= 0.01 && used == check.focalLengthEstimate)
+      #expect(abs(measured.report.cvai - simulated.truth.measures.cvai) <= 0.2)
+      // The report round-trips with the new key; a report without it still decodes.
+      let decoded = try MeasureReport(json: try measured.report.jsonData(), path: "report.json")
+      #expect(decoded.intrinsicsCheck == measured.report.intrinsicsCheck)
+      var old = measured.report
+      old.intrinsicsCheck = nil
+      #expect(try MeasureReport(json: try old.jsonData(), path: "old.json").intrinsicsCheck == nil)
+    }
+  }
+}

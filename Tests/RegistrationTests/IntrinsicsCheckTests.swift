@@ -1,0 +1,143 @@
+import ArucoBridge
+import Foundation
+import PointCloud
+@testable import Registration
+import ScanIO
+import ScanSimulator
+import Testing
+import _TestSupport
+
+/// The focal-length check against truth: an exact synthetic marker, the real TrueDepth board
+/// with its calibrated focal length, and simulated scans whose header states a wrong one.
+struct IntrinsicsCheckTests {
+  static let board = TestFiles.sharedData("truedepth-board/ipad-pro-12.9-4th-gen")
+  /// The source's calibrated focal length of the board recording (its README), pixels at 640×480.
+  static let boardCalibratedFocalLength = 602.38
+
+  /// Every other frame of `scan` observed (half the time of all, enough markers).
+  static func observeHalf(_ scan: any ScanReader, options: ObservationOptions = .default) throws -> ScanObservations {
+    let detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: options.detector)
+    let frames = try stride(from: 0, to: scan.frameCount, by: 2).map { index in
+      try observeFrame(
+        try scan.frame(at: index), detector: detector, capMarkerCount: scan.header.capMarkerCount,
+        sideLength: scan.header.markers.sideLength, options: options)
+    }
+    return ScanObservations(
+      context: ScanContext(path: scan.path, colour: scan.header.colorIntrinsics, markerSideLength: scan.header.markers.sideLength),
+      frames: frames)
+  }
+
+  @Test func anExactMarkerShowsTheTrueFocalLength() throws {
+    // A 16 mm marker 30 cm away, turned 40° about a skew axis, projected with fx = fy = 600.
+    let truth = CameraIntrinsics(fx: 600, fy: 600, cx: 319.5, cy: 239.5, width: 640, height: 480)
+    let pose = RigidTransform(rotation: Rotation3(axis: SIMD3(1, 0.5, 0).normalized, angle: 0.7), translation: SIMD3(0.03, -0.02, 0.3))
+    let corners = RigidTransform.squareModel(side: 0.016).map(pose.apply)
+    let pixels = corners.compactMap { truth.project($0) }
+    let marker = LiftedMarker(
+      id: 1, pixelCorners: pixels, cameraCorners: corners, cameraFromMarker: pose, residual: 0, method: .depth,
+      cornersWithoutDepth: 0, triangulationCorners: pixels)
+    // The stated intrinsics' focal length does not enter: only pixels, depths and the principal point.
+    var stated = truth
+    stated.fx = 640
+    stated.fy = 640
+    let sample = try #require(focalSample(marker, frame: 0, colour: stated, side: 0.016))
+    #expect(abs(sample.focalLength - 600) < 1e-6)
+    // Corners 0.3 px inside each side (0.3·√2 along the diagonal) read the focal length short by about 2·0.3/ℓ.
+    let centre = pixels.reduce(SIMD2<Double>.zero, +) / 4
+    var biased = marker
+    biased.pixelCorners = pixels.map { p in
+      let inward = centre - p
+      return p + 0.3 * 2.squareRoot() * inward / (inward * inward).sum().squareRoot()
+    }
+    let short = try #require(focalSample(biased, frame: 0, colour: stated, side: 0.016))
+    let expected = 600 * (1 - 2 * 0.3 / sample.apparentSide)
+    #expect(abs(short.focalLength - expected) < 0.15 * (600 - expected))
+  }
+
+  @Test(.enabled(if: board != nil, "needs ../shared/data/truedepth-board"))
+  func theRealBoardAgreesWithItsCalibration() throws {
+    let scan = try openScan(at: try #require(Self.board).path)
+    let observed = try Self.observeHalf(scan)
+    let check = try #require(checkIntrinsics(observed))
+    print(check)
+    #expect(abs(check.statedFocalLength - 595.34) < 0.01)
+    #expect(check.consistent)
+    #expect(abs(check.focalLengthEstimate / Self.boardCalibratedFocalLength - 1) <= 0.015)
+    #expect(check.focalLengthUncertainty > 0 && check.focalLengthUncertainty < 0.01 * check.focalLengthEstimate)
+    // OpenCV's own corners (no edge refinement) sit inside the printed square: measured
+    // against the estimate, a few tenths of a pixel, reading sides ~2 % short.
+    var raw = ObservationOptions.default
+    raw.refineCornersAlongEdges = false
+    let unrefined = try Self.observeHalf(scan, options: raw)
+    var shortfalls: [Double] = [], biases: [Double] = []
+    for (index, frame) in unrefined.frames.enumerated() {
+      for marker in frame.lifted where marker.method == .depth && marker.facing >= 0.6 {
+        guard let s = focalSample(marker, frame: index, colour: unrefined.context.colour, side: unrefined.context.markerSideLength) else { continue }
+        shortfalls.append(1 - s.focalLength / check.focalLengthEstimate)
+        biases.append(s.apparentSide * (1 - s.focalLength / check.focalLengthEstimate) / 2)
+      }
+    }
+    let bias = biases.sorted()[biases.count / 2], shortfall = shortfalls.sorted()[shortfalls.count / 2]
+    print("unrefined corners: median bias \(bias) px inward, sides \(100 * shortfall) % short")
+    #expect(bias > 0.15 && bias < 0.5)
+    #expect(shortfall > 0.01 && shortfall < 0.04)
+  }
+
+  @Test(arguments: [0.06, -0.06])
+  func aWrongStatedFocalLengthIsCaught(error: Double) throws {
+    try TestFiles.withTemporaryFolder { folder in
+      var o = SimulationOptions()
+      o.frames = 16
+      o.seed = 5
+      o.focalError = error
+      let path = folder.appendingPathComponent("scan.rgbdscan").path
+      let simulated = try simulateScan(o, to: path, format: .stream)
+      let conditions = try #require(simulated.truth.conditions)
+      let scan = try openScan(at: path)
+      let check = try #require(checkIntrinsics(try observeScan(scan)))
+      print(error, check)
+      #expect(abs(check.statedFocalLength - conditions.statedIntrinsics.fx) < 1e-9)
+      #expect(!check.consistent && check.warning != nil)
+      #expect(abs(check.focalLengthEstimate / conditions.renderedIntrinsics.fx - 1) <= 0.01)
+      #expect(abs(check.relativeDifference - error) <= 0.012)
+    }
+  }
+
+  @Test func aRefocusedScanScalesFocalLengthsOnly() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      var o = SimulationOptions()
+      o.frames = 2
+      o.width = 320
+      o.height = 240
+      let path = folder.appendingPathComponent("scan.rgbdscan").path
+      _ = try simulateScan(o, to: path, format: .stream)
+      let scan = try openScan(at: path)
+      let stated = scan.header.colorIntrinsics
+      let refocused = try RefocusedScan(scan, focalLength: stated.fx * 0.9)
+      #expect(abs(refocused.factor - 0.9) < 1e-12 && refocused.statedFocalLength == stated.fx)
+      #expect(abs(refocused.header.colorIntrinsics.fx - 0.9 * stated.fx) < 1e-9)
+      let frame = try refocused.frame(at: 1), original = try scan.frame(at: 1)
+      for (k, o) in [(frame.color.intrinsics, original.color.intrinsics), (frame.depth.intrinsics, original.depth.intrinsics)] {
+        #expect(abs(k.fx - 0.9 * o.fx) < 1e-9 && abs(k.fy - 0.9 * o.fy) < 1e-9 && k.cx == o.cx && k.cy == o.cy)
+      }
+      #expect(frame.depth.metres.map(\.bitPattern) == original.depth.metres.map(\.bitPattern) && frame.color.bgra == original.color.bgra)
+      for bad in [0.0, -5, .nan, .infinity] {
+        #expect(throws: ReconstructionError.self) { _ = try RefocusedScan(scan, focalLength: bad) }
+      }
+    }
+  }
+
+  @Test func aFailureWithAContradictedFocalLengthSaysSo() {
+    let check = IntrinsicsCheck(
+      statedFocalLength: 628.58, focalLengthEstimate: 592.4, focalLengthUncertainty: 0.14, cornerBias: 0.01, markersUsed: 46,
+      framesUsed: 15, smallestSide: 36.6, limit: 0.02)
+    #expect(!check.consistent && abs(check.relativeDifference - 0.0611) < 0.001)
+    let failure = FocalLengthMismatch(underlying: .noWellSeenMarker(path: "scan.rgbdscan", best: "marker 25"), check: check)
+    let line = failure.description
+    #expect(line.hasPrefix("scan.rgbdscan: no marker is seen often") && line.contains("628.6 px") && line.contains("592.4"))
+    #expect(line.contains("+6.1 %") && line.contains("--focal-length estimate") && !line.contains("\n"))
+    var agreeing = check
+    agreeing.focalLengthEstimate = 620
+    #expect(agreeing.consistent && agreeing.warning == nil)
+  }
+}
