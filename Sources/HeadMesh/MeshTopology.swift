@@ -34,48 +34,60 @@ public struct MeshTopology: Sendable, Hashable, CustomStringConvertible {
   /// The topology of `mesh`.
   public init(_ mesh: TriangleMesh) {
     let n = mesh.vertexCount
-    // Directed edges a → b per triangle, keyed by the unordered pair.
-    var uses: [Int: (forward: Int, backward: Int)] = [:]
-    var fans = [[(Int32, Int32)]](repeating: [], count: n)
+    // Each triangle's directed edges a → b as (unordered pair, direction), and each corner's
+    // opposite edge b → c (its fan).
+    var edgeKeys: [Int] = []
+    var fanKeys: [(vertex: Int32, from: Int32, to: Int32)] = []
+    edgeKeys.reserveCapacity(3 * mesh.triangleCount)
+    fanKeys.reserveCapacity(3 * mesh.triangleCount)
     for t in mesh.triangles {
       guard t.x != t.y, t.y != t.z, t.z != t.x, t.min() >= 0, Int(t.max()) < n else {
         degenerateTriangles += 1
         continue
       }
       for (a, b, c) in [(t.x, t.y, t.z), (t.y, t.z, t.x), (t.z, t.x, t.y)] {
-        let key = Int(min(a, b)) * n + Int(max(a, b))
-        var use = uses[key] ?? (0, 0)
-        if a < b { use.forward += 1 } else { use.backward += 1 }
-        uses[key] = use
-        // The edge opposite a in its fan: b → c.
-        fans[Int(a)].append((b, c))
+        edgeKeys.append((Int(min(a, b)) * n + Int(max(a, b))) * 2 + (a < b ? 0 : 1))
+        fanKeys.append((a, b, c))
       }
     }
-    edges = uses.count
-    for use in uses.values {
-      switch use.forward + use.backward {
+    edgeKeys.sort()
+    var at = 0
+    while at < edgeKeys.count {
+      var end = at, forward = 0
+      while end < edgeKeys.count && edgeKeys[end] / 2 == edgeKeys[at] / 2 {
+        if edgeKeys[end] % 2 == 0 { forward += 1 }
+        end += 1
+      }
+      edges += 1
+      switch end - at {
       case 1: boundaryEdges += 1
-      case 2: if use.forward != 1 { misorientedEdges += 1 }
+      case 2: if forward != 1 { misorientedEdges += 1 }
       default: nonManifoldEdges += 1
       }
+      at = end
     }
     // A vertex is one fan when following its triangles' outer edges b → c from any one visits
-    // them all.
-    for fan in fans {
-      guard !fan.isEmpty else {
+    // them all and comes back.
+    fanKeys.sort { ($0.vertex, $0.from) < ($1.vertex, $1.from) }
+    var fanStart = [Int](repeating: 0, count: n + 1)
+    for f in fanKeys { fanStart[Int(f.vertex) + 1] += 1 }
+    for v in 0..<n { fanStart[v + 1] += fanStart[v] }
+    var used = [Bool](repeating: false, count: n)
+    for v in 0..<n {
+      let fan = fanKeys[fanStart[v]..<fanStart[v + 1]]
+      guard let first = fan.first else {
         nonManifoldVertices += 1
         continue
       }
-      var next: [Int32: Int32] = [:]
-      for (b, c) in fan { next[b] = c }
-      var steps = 0
-      var at = fan[0].0
-      while let c = next[at], steps <= fan.count {
+      used[v] = true
+      var steps = 0, from = first.from
+      while steps <= fan.count, let next = fan.first(where: { $0.from == from }) {
         steps += 1
-        at = c
-        if at == fan[0].0 { break }
+        from = next.to
+        if from == first.from { break }
       }
-      if steps != fan.count || next.count != fan.count { nonManifoldVertices += 1 }
+      let repeatedStart = zip(fan, fan.dropFirst()).contains { $0.from == $1.from }
+      if steps != fan.count || from != first.from || repeatedStart { nonManifoldVertices += 1 }
     }
     // Pieces: union–find over the vertices of each triangle.
     var parent = Array(0..<n)
@@ -91,7 +103,7 @@ public struct MeshTopology: Sendable, Hashable, CustomStringConvertible {
       parent[root(Int(t.y))] = root(Int(t.x))
       parent[root(Int(t.z))] = root(Int(t.x))
     }
-    pieces = Set((0..<n).filter { !fans[$0].isEmpty }.map(root)).count
-    eulerCharacteristic = n - edges + mesh.triangleCount
+    pieces = Set((0..<n).filter { used[$0] }.map(root)).count
+    eulerCharacteristic = n - edges + mesh.triangleCount - degenerateTriangles
   }
 }
