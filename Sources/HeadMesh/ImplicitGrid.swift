@@ -74,9 +74,11 @@ struct ImplicitGrid {
     let hasColours = points.colors.count == points.count
     let size = self.size, origin = self.origin, spacing = self.spacing
     // Per point: position, normal, colour, as plain numbers (debug builds are slow on SIMD).
+    let agreeing = NormalOrientation.agreeing(
+      positions: usable.map { points.positions[$0] }, normals: usable.map { points.normals[$0] }, radius: Float(supportRadius))
     var data = [Double](repeating: 0, count: 9 * usable.count)
     for (n, i) in usable.enumerated() {
-      let p = points.positions[i], q = points.normals[i]
+      let p = points.positions[i], q = agreeing[n]
       let c = hasColours ? SIMD3<Float>(points.colors[i]) : SIMD3<Float>(repeating: 128)
       for (k, v) in [p.x, p.y, p.z, q.x, q.y, q.z, c.x, c.y, c.z].enumerated() { data[9 * n + k] = Double(v) }
     }

@@ -1,9 +1,11 @@
 /// How ``extractMesh(from:options:)`` turns an oriented point cloud into a closed mesh.
 public struct MeshOptions: Sendable, Hashable {
-  /// Spacing of the grid the surface is extracted on, metres (default 1 mm). The mesh has
-  /// about 2.5 triangles per square of this side of head surface; the surface between grid
-  /// vertices is linear, so a smooth head is represented far more finely than the spacing.
-  public var gridSpacing = 0.001
+  /// Spacing of the grid the surface is extracted on, metres (default 2 mm). The mesh has
+  /// about 9 triangles per square of this side of head surface (a head: ~150 000 at 2 mm);
+  /// the surface between grid vertices is linear, so a smooth head is represented far more
+  /// finely than the spacing. Finer grids follow noise more closely and, at 1 mm, left a few
+  /// handles on simulated scans (docs/method.md).
+  public var gridSpacing = 0.002
   /// Radius of the neighbourhood of points that defines the surface at a grid vertex, in grid
   /// spacings (default 2.5): wider averages more noise and rounds sharper detail.
   public var supportRadius = 2.5
@@ -19,6 +21,6 @@ public struct MeshOptions: Sendable, Hashable {
 
   public init() {}
 
-  /// 1 mm grid, 2.5-spacing support, 10 smoothing rounds of filled vertices, no size limit.
+  /// 2 mm grid, 2.5-spacing support, 10 smoothing rounds of filled vertices, no size limit.
   public static let `default` = MeshOptions()
 }

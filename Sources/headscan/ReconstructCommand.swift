@@ -50,8 +50,8 @@ struct ReconstructCommand: ParsableCommand {
   @Option(help: "Also write a closed triangle mesh of the head: .ply (colours, per-vertex `filled` flag), .stl or .obj.")
   var mesh: String?
 
-  @Option(help: "Grid spacing of the mesh, mm.")
-  var meshSpacing: Double = 1
+  @Option(help: "Grid spacing of the mesh, mm (finer follows noise and may leave handles: docs/method.md).")
+  var meshSpacing: Double = 2
 
   @Option(help: "Keep the mesh at or under this many triangles (extracted on a coarser grid).")
   var meshTriangles: Int?

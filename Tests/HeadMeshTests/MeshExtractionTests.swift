@@ -73,6 +73,27 @@ struct MeshExtractionTests {
     #expect(mesh.positions.indices.allSatisfy { v in !mesh.filled[v] || mesh.colours[v] == SIMD3(40, 40, 200) })
   }
 
+  @Test func aPatchOfInwardNormalsIsOutvoted() throws {
+    // A 6 mm patch of normals pointing in (as orienting each away from a centre can leave
+    // where the surface runs along the radius) would swap inside and outside there.
+    var cloud = Self.sphere()
+    let patchCentre = SIMD3<Float>(0, 0.6, 0.8) * Self.radius
+    var flipped = 0
+    for i in cloud.positions.indices {
+      let d = cloud.positions[i] - patchCentre
+      if (d * d).sum() < 0.003 * 0.003 {
+        cloud.normals[i] = -cloud.normals[i]
+        flipped += 1
+      }
+    }
+    #expect(flipped > 20)
+    let result = try extractMesh(from: cloud, options: Self.options())
+    #expect(result.topology.isClosedManifold && result.topology.eulerCharacteristic == 2, "\(result.topology)")
+    let worst = result.mesh.positions.indices.filter { !result.mesh.filled[$0] }
+      .map { abs((result.mesh.positions[$0] * result.mesh.positions[$0]).sum().squareRoot() - Self.radius) }.max() ?? 1
+    #expect(worst < 0.0002)
+  }
+
   @Test func aTargetTriangleCountCoarsensTheGridAndStaysClosed() throws {
     var o = Self.options()
     o.targetTriangleCount = 8000

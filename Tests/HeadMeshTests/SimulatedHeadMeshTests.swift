@@ -27,8 +27,8 @@ struct SimulatedHeadMeshTests {
   }
 
   /// Simulates a 30-frame orbit of a plagiocephalic head (CI 84, CVAI 6), reconstructs it with
-  /// signed-distance fusion, meshes the cloud at 1 mm and scores it.
-  static func score(preset: SimulationPreset) throws -> Scores {
+  /// signed-distance fusion, meshes the cloud (default 2 mm grid) and scores it.
+  static func score(preset: SimulationPreset, spacings: [Double]) throws -> [Scores] {
     try TestFiles.withTemporaryFolder { folder in
       var o = SimulationOptions(preset: preset)
       o.frames = 30
@@ -41,7 +41,10 @@ struct SimulatedHeadMeshTests {
       options.reconstruction.fusion.method = .signedDistance
       let measured = try measureScan(at: path, options: options)
       let reconstruction = measured.reconstruction
-      let extraction = try extractMesh(from: reconstruction.cloud)
+      return try spacings.map { spacing in
+      var meshOptions = MeshOptions.default
+      meshOptions.gridSpacing = spacing
+      let extraction = try extractMesh(from: reconstruction.cloud, options: meshOptions)
       let mesh = extraction.mesh
 
       // The truth's head frame from the estimate's world: the best fit of the markers' corners.
@@ -65,28 +68,32 @@ struct SimulatedHeadMeshTests {
         meshRMS: vaultRMS(mesh.positions).rms, cloudRMS: vaultRMS(reconstruction.cloud.positions).rms,
         filledOnVault: onVault.filter { mesh.filled[$0] }.count, verticesOnVault: onVault.count,
         cvaiDifference: onMesh.cvai - onCloud.cvai, circumferenceDifference: onMesh.circumference - onCloud.circumference)
+      }
     }
   }
 
   // The realistic preset (docs/method.md) takes as long again: measured by hand, not here.
+  // Neither grid meets everything yet (docs/method.md): the 2 mm default is of a sphere's
+  // topology but reads the circumference 0.65 mm short (the local planes' bias on a convex
+  // surface grows with the support); 1 mm measures like the cloud but keeps a few handles.
   @Test(arguments: [SimulationPreset.default])
   func theMeshIsClosedAccurateAndMeasuresLikeTheCloud(preset: SimulationPreset) throws {
-    let s = try Self.score(preset: preset)
-    print(
-      String(
-        format: "%@: %d vertices, %.1f %% filled (%d of %d on the vault); vault RMS mesh %.3f mm, cloud %.3f mm; mesh − cloud: CVAI %+.3f, circumference %+.3f mm; %@",
-        preset.rawValue, s.vertices, 100 * s.filledFraction, s.filledOnVault, s.verticesOnVault, s.meshRMS, s.cloudRMS, s.cvaiDifference,
-        s.circumferenceDifference, s.topology.description))
-    #expect(s.topology.isClosedManifold, "\(s.topology)")
-    #expect(s.topology.pieces == 1)
-    withKnownIssue("at a 1 mm grid the membrane over the neck cut and the measured surface near its rim carry a few handles (docs/method.md)") {
-      #expect(s.topology.eulerCharacteristic == 2)
+    let scores = try Self.score(preset: preset, spacings: [0.002, 0.001])
+    for (spacing, s) in zip([2, 1], scores) {
+      print(
+        String(
+          format: "%@ at %d mm: %d vertices, %.1f %% filled (%d of %d on the vault); vault RMS mesh %.3f mm, cloud %.3f mm; mesh − cloud: CVAI %+.3f, circumference %+.3f mm; %@",
+          preset.rawValue, spacing, s.vertices, 100 * s.filledFraction, s.filledOnVault, s.verticesOnVault, s.meshRMS, s.cloudRMS,
+          s.cvaiDifference, s.circumferenceDifference, s.topology.description))
+      #expect(s.topology.isClosedManifold, "\(s.topology)")
+      #expect(s.topology.pieces == 1)
+      // The big holes are under the cap edge and at the neck; on the vault the cap covers only
+      // small gaps between the frames' depth are filled.
+      #expect(s.filledFraction > 0.05 && Double(s.filledOnVault) < 0.05 * Double(s.verticesOnVault))
+      #expect(s.meshRMS < 0.3)
+      #expect(abs(s.cvaiDifference) <= 0.1)
     }
-    // The big holes are under the cap edge and at the neck; on the vault the cap covers only
-    // small gaps between the frames' depth are filled.
-    #expect(s.filledFraction > 0.05 && Double(s.filledOnVault) < 0.05 * Double(s.verticesOnVault))
-    #expect(s.meshRMS < 0.3)
-    #expect(abs(s.cvaiDifference) <= 0.1)
-    #expect(abs(s.circumferenceDifference) <= 0.3)
+    #expect(scores[0].topology.eulerCharacteristic == 2)
+    #expect(abs(scores[1].circumferenceDifference) <= 0.3)
   }
 }
