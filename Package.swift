@@ -23,6 +23,7 @@ let package = Package(
     .library(name: "Landmarks", targets: ["Landmarks"]),
     .library(name: "Reports", targets: ["Reports"]),
     .library(name: "HeadScan", targets: ["HeadScan"]),
+    .library(name: "HeadMesh", targets: ["HeadMesh"]),
     .library(name: "LZFSE", targets: ["LZFSE"]),  // for the Fuzz/ and Benchmarks/ packages
     .executable(name: "headscan", targets: ["headscan"]),
   ],
@@ -43,6 +44,7 @@ let package = Package(
     .target(name: "OperatorGuidance", dependencies: ["Registration", "ScanIO", "ArucoBridge", "_HeadScanSupport"]),
     .target(name: "Landmarks", dependencies: ["Registration", "CVAI", "ScanIO", "PointCloud", "_HeadScanSupport"]),
     .target(name: "Reports", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
+    .target(name: "HeadMesh", dependencies: ["PointCloud", "_HeadScanSupport"]),
     .target(
       name: "HeadScan",
       dependencies: [
@@ -62,7 +64,7 @@ let package = Package(
       name: "headscan",
       dependencies: [
         "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
-        "HeadScan", "_HeadScanSupport",
+        "HeadScan", "HeadMesh", "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -119,6 +121,7 @@ let package = Package(
       dependencies: [
         "Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_TestSupport",
       ]),
+    .testTarget(name: "HeadMeshTests", dependencies: ["HeadMesh", "HeadScan", "ScanSimulator", "ScanEvaluation", "_TestSupport"]),
     .testTarget(name: "HeadScanSupportTests", dependencies: ["_HeadScanSupport", "PointCloud", "_TestSupport"]),
     .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "MeasureExample", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HeadMesh
+import HeadScan
 import PointCloud
 import Registration
 import HeadScan
@@ -19,6 +21,13 @@ struct ReconstructCommand: ParsableCommand {
         headscan reconstruct fixtures/scans/orbit-small -o head.ply
         headscan reconstruct scan.rgbdscan -o head.ply --json registration.json
         headscan reconstruct scan.rgbdscan -o head.ply -v    # each stage's time and counts
+        headscan reconstruct scan.rgbdscan -o head.ply --fusion signed-distance --mesh head-mesh.ply
+        headscan reconstruct scan.rgbdscan -o head.ply --mesh head.stl --head-frame --millimetres   # for CAD
+
+      --mesh also writes a closed, manifold triangle mesh of the fused surface (PLY with colours
+      and a per-vertex `filled` flag marking the closed holes, binary STL, or OBJ with vertex
+      colours), in metres in the world frame unless --head-frame (contract §4, from the
+      landmarks) or --millimetres say otherwise.
       """)
 
   @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
@@ -42,9 +51,34 @@ struct ReconstructCommand: ParsableCommand {
   @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
   var focalLength: FocalLengthChoice = .stated
 
+  @Option(help: "Also write a closed triangle mesh of the head: .ply (colours, per-vertex `filled` flag), .stl or .obj.")
+  var mesh: String?
+
+  @Option(help: "Grid spacing of the mesh, mm (finer follows noise and may leave handles: docs/method.md).")
+  var meshSpacing: Double = 2
+
+  @Option(help: "Keep the mesh at or under this many triangles (extracted on a coarser grid).")
+  var meshTriangles: Int?
+
+  @Flag(help: "Write the mesh in the head frame (contract §4: origin between the ears, x forward, z up), from the landmarks.")
+  var headFrame = false
+
+  @Option(help: "The landmarks file for --head-frame (contract §3); default SCAN's name with .landmarks.json.")
+  var landmarks: String?
+
+  @Flag(help: "Write the mesh in millimetres instead of metres.")
+  var millimetres = false
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
+    if let mesh, MeshFileFormat(path: mesh) == nil { throw ValidationError("--mesh must end in .ply, .stl or .obj") }
+    if mesh == nil && (headFrame || millimetres || meshTriangles != nil) {
+      throw ValidationError("--head-frame, --millimetres and --mesh-triangles go with --mesh")
+    }
+    if landmarks != nil && !headFrame { throw ValidationError("--landmarks goes with --head-frame") }
+    guard meshSpacing >= 0.2, meshSpacing <= 10 else { throw ValidationError("--mesh-spacing must be 0.2…10 mm") }
+    if let meshTriangles, meshTriangles < 100 { throw ValidationError("--mesh-triangles must be at least 100") }
     guard voxel >= 0.2, voxel <= 10 else { throw ValidationError("--voxel must be 0.2…10 mm") }
     if icp && fusion == .signedDistance { throw ValidationError("--icp works with --fusion voxel-mean only") }
   }
@@ -107,10 +141,15 @@ struct ReconstructCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      for path in [output, json].compactMap({ $0 }) { try checkOutput(path, isNot: [scan]) }
+      for path in [output, json, mesh].compactMap({ $0 }) { try checkOutput(path, isNot: [scan]) }
       try AtomicFile.checkFolder(of: output)
+      if let mesh { try AtomicFile.checkFolder(of: mesh) }
       let reader = try openScan(at: scan)
       for warning in reader.warnings { printWarning(warning.description, options: global) }
+      // The landmarks are read and checked before the long work starts.
+      let landmarksPath = headFrame ? (landmarks ?? LandmarkSource.besideScan.path(forScan: scan)) : nil
+      let landmarksFile = try landmarksPath.map { ($0, try LandmarkFile(path: $0)) }
+      if let (path, file) = landmarksFile { try checkLandmarks(file, path: path, scan: reader) }
       var options = ReconstructionOptions.default
       options.fusion.voxelSize = voxel / 1000
       options.fusion.icpRefinement = icp
@@ -143,8 +182,10 @@ struct ReconstructCommand: ParsableCommand {
           "cleaning": result.timings.cleaning, "settling": result.timings.settling, "total": result.timings.total,
         ],
         intrinsicsCheck: result.intrinsicsCheck.map { .init($0, focalLengthUsed: result.focalLengthUsed) })
+      var meshLine: String?
+      if let mesh { meshLine = try writeMesh(of: result, to: mesh, scan: reader, landmarks: landmarksFile) }
       if let json { try writeJSON(summary, to: json) }
-      print(render(summary, result: result))
+      print(render(summary, result: result) + (meshLine.map { "\n" + $0 } ?? ""))
     }
   }
 
@@ -184,6 +225,34 @@ struct ReconstructCommand: ParsableCommand {
         format: "time        %.1f s: detection %.1f, registration %.1f, fusion %.1f, cleaning %.1f, settling %.1f (%.0f frames/s)",
         t.total, t.detection, t.registration, t.fusion, t.cleaning, t.settling, Double(s.frames) / max(t.total, 1e-9)))
     return lines.joined(separator: "\n")
+  }
+
+  /// Meshes the fused cloud, moves it into the frame and unit asked for and writes it; returns
+  /// the line to print.
+  func writeMesh(of result: HeadReconstruction, to path: String, scan reader: any ScanReader, landmarks: (String, LandmarkFile)?) throws
+    -> String
+  {
+    var options = MeshOptions.default
+    options.gridSpacing = meshSpacing / 1000
+    options.targetTriangleCount = meshTriangles
+    let extraction: MeshExtraction
+    do {
+      extraction = try extractMesh(from: result.cloud, options: options)
+    } catch {
+      throw CommandError("\(scan): \(error)")
+    }
+    var headFromWorld = RigidTransform.identity
+    if let (landmarksPath, file) = landmarks {
+      headFromWorld = try HeadFrameEstimate.fromLandmarks(file, path: landmarksPath, scan: reader, reconstruction: result).headFromWorld
+    }
+    let frame = landmarks == nil ? "world frame" : "head frame", unit = millimetres ? "millimetres" : "metres"
+    let written = extraction.mesh.transformed(by: headFromWorld, scale: millimetres ? 1000 : 1)
+    try written.write(to: path, comment: "headscan reconstruct \(scan): \(frame), \(unit)")
+    let t = extraction.topology
+    return String(
+      format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, %@ in %@ → %@",
+      written.vertexCount, written.triangleCount, 100 * extraction.filledFraction, t.isClosedManifold ? "closed manifold" : "NOT closed",
+      t.eulerCharacteristic, unit, frame, path)
   }
 
   /// One stage's line for `--verbose`: its time and its diagnostics counts.

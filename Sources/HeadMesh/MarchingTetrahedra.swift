@@ -1,0 +1,113 @@
+/// The zero level of an ``ImplicitGrid`` as triangles: each grid cube is cut into the six
+/// tetrahedra around its main diagonal (Kuhn's triangulation, the same in every cube, so
+/// neighbouring cubes share their face diagonals) and the linear interpolant of each
+/// tetrahedron's corner values is cut at zero.
+///
+/// Unlike marching cubes there is no ambiguous case: the level set of a piecewise-linear
+/// function on a triangulation with no vertex exactly at zero is a closed 2-manifold, so every
+/// edge of the result is shared by exactly two triangles as long as the grid's outer faces are
+/// all on one side. Values within ``snap`` of zero are moved to +``snap`` first, so no crossing
+/// lands on a grid vertex (which would let several mesh vertices coincide).
+struct MarchingTetrahedra {
+  /// The triangles and, per vertex, the grid edge it lies on and where along it.
+  struct Result {
+    var positions: [SIMD3<Float>] = []
+    /// Grid vertices at the edge's ends (outside first) and the fraction from the first.
+    var edges: [(outside: Int, inside: Int, fraction: Float)] = []
+    var triangles: [SIMD3<Int32>] = []
+  }
+
+  /// Cube corner offsets by bit (x = 1, y = 2, z = 4).
+  private static let corner: [SIMD3<Int>] = (0..<8).map { SIMD3($0 & 1, ($0 >> 1) & 1, ($0 >> 2) & 1) }
+  /// The six tetrahedra (cube corner bits): from corner 0 to corner 7 one axis at a time.
+  private static let tetrahedra: [SIMD4<Int>] = [
+    SIMD4(0, 1, 3, 7), SIMD4(0, 1, 5, 7), SIMD4(0, 2, 3, 7), SIMD4(0, 2, 6, 7), SIMD4(0, 4, 5, 7), SIMD4(0, 4, 6, 7),
+  ]
+
+  static func extract(_ grid: ImplicitGrid) -> Result {
+    let snap = Float(1e-3 * grid.spacing)
+    let values = grid.values.map { abs($0) < snap ? snap : $0 }
+    var result = Result()
+    var vertexOfEdge: [Int: Int32] = [:]
+    let size = grid.size
+    let offsets = corner.map { grid.index($0.x, $0.y, $0.z) }
+
+    /// The mesh vertex on the grid edge from `a` (outside, ≥ 0) to `b` (inside, < 0).
+    func vertex(_ a: Int, _ b: Int) -> Int32 {
+      let key = min(a, b) * grid.count + max(a, b)
+      if let v = vertexOfEdge[key] { return v }
+      let t = values[a] / (values[a] - values[b])
+      let pa = position(a), pb = position(b)
+      let v = Int32(result.positions.count)
+      result.positions.append(SIMD3<Float>(pa + Double(t) * (pb - pa)))
+      result.edges.append((a, b, t))
+      vertexOfEdge[key] = v
+      return v
+    }
+    func position(_ v: Int) -> SIMD3<Double> {
+      let i = v % size.x, j = (v / size.x) % size.y, k = v / (size.x * size.y)
+      return grid.position(i, j, k)
+    }
+    /// Orientation (sign of the determinant) of the corner offsets b − a, c − a, d − a.
+    func orientation(_ a: Int, _ b: Int, _ c: Int, _ d: Int) -> Int {
+      let u = corner[b] &- corner[a], v = corner[c] &- corner[a], w = corner[d] &- corner[a]
+      let det = u.x * (v.y * w.z - v.z * w.y) - u.y * (v.x * w.z - v.z * w.x) + u.z * (v.x * w.y - v.y * w.x)
+      return det.signum()
+    }
+
+    // The cubes with corners on both sides (one pass over the grid with plain numbers).
+    var mixed: [Int] = []
+    values.withUnsafeBufferPointer { u in
+      let (o1, o2, o3, o4, o5, o6, o7) = (offsets[1], offsets[2], offsets[3], offsets[4], offsets[5], offsets[6], offsets[7])
+      for k in 0..<(size.z - 1) {
+        for j in 0..<(size.y - 1) {
+          let row = (k * size.y + j) * size.x
+          for i in 0..<(size.x - 1) {
+            let b = row + i
+            let s = u[b] >= 0
+            if (u[b + o1] >= 0) != s || (u[b + o2] >= 0) != s || (u[b + o3] >= 0) != s || (u[b + o4] >= 0) != s
+              || (u[b + o5] >= 0) != s || (u[b + o6] >= 0) != s || (u[b + o7] >= 0) != s
+            {
+              mixed.append(b)
+            }
+          }
+        }
+      }
+    }
+    for base in mixed {
+        do {
+          for tet in tetrahedra {
+            let ids = [tet[0], tet[1], tet[2], tet[3]]
+            let pos = ids.filter { values[base + offsets[$0]] >= 0 }, neg = ids.filter { values[base + offsets[$0]] < 0 }
+            switch (pos.count, neg.count) {
+            case (1, 3), (3, 1):
+              // One corner alone: a triangle across its three edges, facing it if it is outside.
+              let lone = pos.count == 1 ? pos[0] : neg[0]
+              let others = pos.count == 1 ? neg : pos
+              var q = others.map { o in
+                pos.count == 1 ? vertex(base + offsets[lone], base + offsets[o]) : vertex(base + offsets[o], base + offsets[lone])
+              }
+              // det(A − L, B − L, C − L) < 0 ⇔ the triangle (qA, qB, qC) faces L.
+              let facesLone = orientation(lone, others[0], others[1], others[2]) < 0
+              if facesLone != (pos.count == 1) { q.swapAt(1, 2) }
+              result.triangles.append(SIMD3(q[0], q[1], q[2]))
+            case (2, 2):
+              // A quad through the edges P1N1, P1N2, P2N2, P2N1, cut along P1N1–P2N2.
+              let (p1, p2, n1, n2) = (pos[0], pos[1], neg[0], neg[1])
+              let q11 = vertex(base + offsets[p1], base + offsets[n1]), q12 = vertex(base + offsets[p1], base + offsets[n2])
+              let q22 = vertex(base + offsets[p2], base + offsets[n2]), q21 = vertex(base + offsets[p2], base + offsets[n1])
+              if orientation(p1, n1, n2, p2) > 0 {
+                result.triangles.append(SIMD3(q11, q21, q22))
+                result.triangles.append(SIMD3(q11, q22, q12))
+              } else {
+                result.triangles.append(SIMD3(q11, q12, q22))
+                result.triangles.append(SIMD3(q11, q22, q21))
+              }
+            default: break
+            }
+          }
+        }
+    }
+    return result
+  }
+}

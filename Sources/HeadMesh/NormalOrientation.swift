@@ -1,0 +1,51 @@
+/// Makes the cloud's normals agree with their neighbours' before the signed distance is built.
+///
+/// A cloud's normals oriented one by one (e.g. away from the head's centre) can point inward
+/// in small patches where the surface runs along that direction (the sides of the nose, under
+/// the chin, behind the ears). Such a patch swaps inside and outside locally, and the zero
+/// level then runs round its edge: a handle. Each round here flips every normal that points
+/// against the sum of its neighbours' — points within `radius` and within `radius / 2` of its
+/// tangent plane, so the far side of a thin part does not vote — until none flips (at most
+/// `rounds`). Patches narrower than the neighbourhood are outvoted; larger consistent regions
+/// are left as they are.
+enum NormalOrientation {
+  /// The normals of `positions` (same order), flipped where their neighbours disagree.
+  static func agreeing(positions: [SIMD3<Float>], normals: [SIMD3<Float>], radius: Float, rounds: Int = 4) -> [SIMD3<Float>] {
+    guard positions.count == normals.count, !positions.isEmpty, radius > 0 else { return normals }
+    // Points by cell (side `radius`), cells sorted: a point's neighbours are in its 27 cells.
+    func cell(_ p: SIMD3<Float>) -> SIMD3<Int32> { SIMD3<Int32>((p / radius).rounded(.down)) }
+    func key(_ c: SIMD3<Int32>) -> Int64 { (Int64(c.x) &* 73_856_093) ^ (Int64(c.y) &* 19_349_663) ^ (Int64(c.z) &* 83_492_791) }
+    var byCell: [Int64: [Int32]] = [:]
+    for (i, p) in positions.enumerated() { byCell[key(cell(p)), default: []].append(Int32(i)) }
+    // The neighbour lists once (the same every round).
+    var neighbours: [[Int32]] = []
+    neighbours.reserveCapacity(positions.count)
+    let r2 = radius * radius, halfPlane = radius / 2
+    for (i, p) in positions.enumerated() {
+      let c = cell(p), n = normals[i]
+      var found: [Int32] = []
+      for dz in Int32(-1)...1 {
+        for dy in Int32(-1)...1 {
+          for dx in Int32(-1)...1 {
+            for j in byCell[key(c &+ SIMD3(dx, dy, dz))] ?? [] where Int(j) != i {
+              let d = positions[Int(j)] - p
+              if (d * d).sum() < r2 && abs((d * n).sum()) < halfPlane { found.append(j) }
+            }
+          }
+        }
+      }
+      neighbours.append(found)
+    }
+    var oriented = normals
+    for _ in 0..<rounds {
+      var flips: [Int] = []
+      for i in oriented.indices {
+        let sum = neighbours[i].reduce(SIMD3<Float>.zero) { $0 + oriented[Int($1)] }
+        if (sum * oriented[i]).sum() < 0 { flips.append(i) }
+      }
+      if flips.isEmpty { break }
+      for i in flips { oriented[i] = -oriented[i] }
+    }
+    return oriented
+  }
+}
