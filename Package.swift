@@ -22,6 +22,7 @@ let package = Package(
     .library(name: "OperatorGuidance", targets: ["OperatorGuidance"]),
     .library(name: "Landmarks", targets: ["Landmarks"]),
     .library(name: "Reports", targets: ["Reports"]),
+    .library(name: "ReportPages", targets: ["ReportPages"]),
     .library(name: "HeadScan", targets: ["HeadScan"]),
     .library(name: "LZFSE", targets: ["LZFSE"]),  // for the Fuzz/ and Benchmarks/ packages
     .executable(name: "headscan", targets: ["headscan"]),
@@ -43,6 +44,7 @@ let package = Package(
     .target(name: "OperatorGuidance", dependencies: ["Registration", "ScanIO", "ArucoBridge", "_HeadScanSupport"]),
     .target(name: "Landmarks", dependencies: ["Registration", "CVAI", "ScanIO", "PointCloud", "_HeadScanSupport"]),
     .target(name: "Reports", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
+    .target(name: "ReportPages", dependencies: ["Reports", "CVAI", "_HeadScanSupport"]),
     .target(
       name: "HeadScan",
       dependencies: [
@@ -62,7 +64,7 @@ let package = Package(
       name: "headscan",
       dependencies: [
         "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
-        "HeadScan", "_HeadScanSupport",
+        "HeadScan", "ReportPages", "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -107,6 +109,7 @@ let package = Package(
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "_TestSupport"]),
     .testTarget(name: "ReportsTests", dependencies: ["Reports", "CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "ReportPagesTests", dependencies: ["ReportPages", "Reports", "CVAI", "PointCloud", "ScanIO", "_TestSupport"]),
     .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance"]),
     .testTarget(
       name: "HeadScanTests",

@@ -99,10 +99,11 @@ private func measure(
     intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing)
     bootstrapping = seconds(since: start)
   }
-  let report = MeasureReport(
+  var report = MeasureReport(
     measurement: measurement, denominator: options.denominator, registration: MeasureReport.RegistrationSummary(reconstruction),
     headFrame: frame.source.rawValue, headFromWorld: frame.headFromWorld, symmetryRMS: frame.symmetryRMS.map { $0 * 1000 },
     intervals: intervals, scan: scanPath)
+  (report.patientID, report.recordedAt) = (scan.header.patientID, scan.header.recordedAt)
   return ScanMeasurement(
     report: report, reconstruction: reconstruction, headFrame: frame, measurement: measurement, intervals: intervals,
     timings: .init(reconstruction: reconstruction.timings, measuring: measuring, bootstrapping: bootstrapping))

@@ -78,6 +78,10 @@ public struct MeasureReport: Codable, Sendable, Hashable {
   public var scan: String?
   /// The headscan version that wrote the report (``HeadScanVersion/current``).
   public var headscanVersion: String?
+  /// The patient, as the scan's header names them (contract §1 `patientID`).
+  public var patientID: String?
+  /// When the scan was recorded, ISO 8601, as the scan's header gives it (contract §1 `recordedAt`).
+  public var recordedAt: String?
 
   /// A report holding the contract's keys only (e.g. from another tool).
   public init(

@@ -1,0 +1,58 @@
+import Foundation
+import ScanIO
+
+/// Debian's Chromium run headless on a page: its PNG screenshot and its DOM after layout.
+enum HeadlessBrowser {
+  static let path = "/usr/bin/chromium"
+
+  /// Whether the browser is installed (scripts/setup.sh installs it); tests skip visibly without.
+  static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+  /// What the browser made of one page.
+  struct Rendering {
+    var dom: String
+    var width: Int
+    var height: Int
+    /// Per-pixel luminance, 0–255.
+    var luminance: [Double]
+
+    /// Variance of the luminance: 0 for a blank page.
+    var luminanceVariance: Double {
+      let mean = luminance.reduce(0, +) / Double(max(1, luminance.count))
+      return luminance.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, luminance.count))
+    }
+
+    /// Share of the pixels that are not (near) white.
+    var inkedFraction: Double {
+      Double(luminance.filter { $0 < 240 }.count) / Double(max(1, luminance.count))
+    }
+  }
+
+  /// Renders the HTML file at `page` in a `width` × `height` window: screenshot to `png`, DOM as text.
+  static func render(page: URL, png: URL, width: Int = 900, height: Int = 1800) throws -> Rendering {
+    let common = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--user-data-dir=" + png.deletingLastPathComponent().appendingPathComponent("chromium-profile").path]
+    _ = try run(common + ["--window-size=\(width),\(height)", "--screenshot=" + png.path, page.absoluteString])
+    let dom = try run(common + ["--dump-dom", page.absoluteString])
+    let image = try ImageFiles.readColor(at: png.path)
+    var luminance: [Double] = []
+    luminance.reserveCapacity(image.width * image.height)
+    for i in 0..<(image.width * image.height) {
+      let b = Double(image.bytes[4 * i]), g = Double(image.bytes[4 * i + 1]), r = Double(image.bytes[4 * i + 2])
+      luminance.append(0.299 * r + 0.587 * g + 0.114 * b)
+    }
+    return Rendering(dom: dom, width: image.width, height: image.height, luminance: luminance)
+  }
+
+  private static func run(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+  }
+}
