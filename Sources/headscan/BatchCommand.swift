@@ -59,6 +59,9 @@ struct BatchCommand: ParsableCommand {
   func validate() throws {
     try validateModes()
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    if history != nil, cluster.isUsed {
+      throw ValidationError("--history needs the reports: after --collect, run headscan history REPORTS --html HISTORY.html")
+    }
   }
 
   /// One scan of the batch.
