@@ -64,6 +64,8 @@ enum HTMLPage {
     table { border-collapse: collapse; width: 100%; margin: 4px 0; }
     th, td { padding: 2px 6px; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
     th { background: #eef3f8; font-weight: 600; }
+    table.visits { font-size: 8.5pt; }
+    table.visits th, table.visits td { padding: 2px 4px; white-space: normal; }
     td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
     dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 1px 14px; margin: 4px 0; }
     dl.meta dt { color: #555; } dl.meta dd { margin: 0; font-weight: 600; }

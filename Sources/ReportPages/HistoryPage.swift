@@ -34,7 +34,8 @@ public struct HistoryPage: Sendable {
       <h1>\(HTMLPage.escaped(title))</h1>
       <p class="info">\(courses.map(\.visits.count).reduce(0, +)) scans. Each change is the later visit minus the earlier one; it
       <span class="exceeds">exceeds</span> the uncertainty when its size is larger than the two visits' 95 % half-widths added in
-      quadrature, √(h₁² + h₂²). Intervals are the reports' bootstrap 95 % intervals.</p>
+      quadrature, U = √(h₁² + h₂²). Intervals are the reports' bootstrap 95 % intervals: they hold the cloud's sampling noise
+      and the choice of level, not the registration's own error.</p>
       </header>
       """
     let body = [intro] + courses.map(section) + ["<footer>History page written by headscan \(HeadScanVersion.current).</footer>"]
@@ -88,31 +89,31 @@ public struct HistoryPage: Sendable {
     let measures = PatientCourse.Measure.allCases
     let changes = measures.map { course.changes(of: $0) }
     var head = "<tr><th>Visit</th><th>Recorded</th>"
-    for m in measures { head += "<th>\(m.title) [95 %]</th><th>Change ± combined</th>" }
+    for m in measures { head += "<th>\(m.shortTitle) [95 %]</th><th>Δ ± U</th>" }
     head += "<th>CHOA</th><th>Report</th></tr>"
     var rows: [String] = []
     for (k, visit) in course.visits.enumerated() {
-      var row = "<tr data-visit=\"\(k + 1)\"><td class=\"num\">\(k + 1)</td><td>\(HTMLPage.escaped(visit.report.recordedAt ?? "date unknown"))</td>"
+      var row = "<tr data-visit=\"\(k + 1)\"><td class=\"num\">\(k + 1)</td><td title=\"\(HTMLPage.escaped(visit.report.recordedAt ?? ""))\">\(HTMLPage.escaped(visit.report.recordedAt.map { String($0.prefix(10)) } ?? "date unknown"))</td>"
       for (m, measure) in measures.enumerated() {
         let (value, interval) = measure.value(in: visit.report)
         row += "<td class=\"num\" data-key=\"\(measure.rawValue)\">\(HTMLPage.number(value))\(interval.map { " " + HTMLPage.interval($0.low, $0.high) } ?? "")</td>"
         guard k > 0 else { row += "<td></td>"; continue }
         let change = changes[m][k - 1]
         let sign = change.difference >= 0 ? "+" : "−"
-        let size = sign + HTMLPage.number(abs(change.difference))
+        let size = sign + HTMLPage.number(abs(change.difference), 2)
         switch change.exceedsUncertainty {
         case true?:
-          row += "<td class=\"num exceeds\" data-change=\"\(measure.rawValue)\" data-exceeds=\"true\">\(size) ± \(HTMLPage.number(change.combinedHalfWidth95 ?? 0)) ▲ exceeds</td>"
+          row += "<td class=\"num exceeds\" data-change=\"\(measure.rawValue)\" data-exceeds=\"true\">\(size) ± \(HTMLPage.number(change.combinedHalfWidth95 ?? 0, 2))<br>exceeds</td>"
         case false?:
-          row += "<td class=\"num within\" data-change=\"\(measure.rawValue)\" data-exceeds=\"false\">\(size) ± \(HTMLPage.number(change.combinedHalfWidth95 ?? 0)) within</td>"
+          row += "<td class=\"num within\" data-change=\"\(measure.rawValue)\" data-exceeds=\"false\">\(size) ± \(HTMLPage.number(change.combinedHalfWidth95 ?? 0, 2))<br>within</td>"
         case nil:
-          row += "<td class=\"num within\" data-change=\"\(measure.rawValue)\" data-exceeds=\"unknown\">\(size) (no interval)</td>"
+          row += "<td class=\"num within\" data-change=\"\(measure.rawValue)\" data-exceeds=\"unknown\">\(size)<br>no interval</td>"
         }
       }
       row += "<td class=\"num\">\(visit.report.severity)</td><td>\(HTMLPage.escaped(URL(fileURLWithPath: visit.source).lastPathComponent))</td></tr>"
       rows.append(row)
     }
-    return "<table>\n<thead>\(head)</thead>\n<tbody>\n\(rows.joined(separator: "\n"))\n</tbody></table>"
+    return "<table class=\"visits\">\n<thead>\(head)</thead>\n<tbody>\n\(rows.joined(separator: "\n"))\n</tbody></table>"
   }
 
   /// One measure over time: dots with interval bars, joined; CHOA levels behind CVAI, the CI

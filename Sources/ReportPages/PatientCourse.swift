@@ -44,6 +44,15 @@ public struct PatientCourse: Sendable {
       }
     }
 
+    /// Name and unit for table headers.
+    var shortTitle: String {
+      switch self {
+      case .cvai: return "CVAI %"
+      case .ci: return "CI"
+      case .circumference: return "HC mm"
+      }
+    }
+
     /// Name and unit for tables and axes.
     var title: String {
       switch self {

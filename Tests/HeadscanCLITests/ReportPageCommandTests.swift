@@ -78,15 +78,15 @@ struct ReportPageCommandTests {
 
   @Test func measureWritesTheReportPageOfTheScan() throws {
     try TestFiles.withTemporaryFolder { folder in
-      let json = folder.appendingPathComponent("tiny.json").path, html = folder.appendingPathComponent("tiny.html").path
-      let scan = TestFiles.fixture("scans/tiny.rgbdscan").path
-      let run = try Headscan.run(["measure", scan, "--landmarks", TestFiles.fixture("scans/tiny.landmarks.json").path, "--json", json, "--html", html, "--quiet"])
+      let json = folder.appendingPathComponent("orbit.json").path, html = folder.appendingPathComponent("orbit.html").path
+      let scan = TestFiles.fixture("scans/orbit-small").path
+      let run = try Headscan.run(["measure", scan, "--json", json, "--html", html, "--quiet"])
       #expect(run.status == 0, "\(run.stderr)")
       let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
       // The scan header's patient and date reach the report and the page.
-      #expect(report["patientID"] as? String == "simulated-5" && report["recordedAt"] as? String == "2026-11-21T10:15:00Z")
+      #expect(report["patientID"] as? String == "simulated-11" && report["recordedAt"] as? String == "2026-11-21T10:15:00Z")
       let page = try String(contentsOfFile: html, encoding: .utf8)
-      #expect(page.contains("<title>Head shape report – patient simulated-5 – 2026-11-21T10:15:00Z</title>"))
+      #expect(page.contains("<title>Head shape report – patient simulated-11 – 2026-11-21T10:15:00Z</title>"))
       let cvai = try #require(report["cvai"] as? Double)
       #expect(page.contains("data-key=\"cvai\">\(String(format: "%.1f", cvai))<"))
       for section in ["id=\"measures\"", "id=\"scales\"", "id=\"figures\"", "id=\"views\"", "id=\"quality\""] { #expect(page.contains(section)) }

@@ -39,7 +39,7 @@ struct HistoryPageTests {
       // The premise: each true change is clearly on one side of the uncertainty.
       #expect(abs(truth) < combined / 2 || abs(truth) > 2 * combined, "visit \(k + 1): true \(truth) against \(combined)")
       #expect(change.exceedsUncertainty == (abs(truth) > combined))
-      flagged.append(try #require(change.exceedsUncertainty))
+      flagged.append(try #require(change.exceedsUncertainty as Bool?))
     }
     #expect(flagged == [false, true])
     // The visits' measured CVAI are near the truth and their severity follows.
