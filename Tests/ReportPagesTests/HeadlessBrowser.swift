@@ -43,6 +43,19 @@ enum HeadlessBrowser {
     return Rendering(dom: dom, width: image.width, height: image.height, luminance: luminance)
   }
 
+  /// Prints the page to PDF as Chromium's print dialog would (no header or footer): the page
+  /// count and the first page's size in points.
+  static func print(page: URL, pdf: URL) throws -> (pages: Int, size: SIMD2<Double>?) {
+    let common = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-pdf-header-footer", "--user-data-dir=" + pdf.deletingLastPathComponent().appendingPathComponent("chromium-profile").path]
+    _ = try run(common + ["--print-to-pdf=" + pdf.path, page.absoluteString])
+    let text = String(decoding: try Data(contentsOf: pdf), as: Unicode.ASCII.self)
+    let pages = text.matches(of: /\/Type\s*\/Page[^s]/).count
+    let size = text.firstMatch(of: /\/MediaBox\s*\[\s*0\s+0\s+([0-9.]+)\s+([0-9.]+)\s*\]/).flatMap { m in
+      Double(String(m.1)).flatMap { w in Double(String(m.2)).map { SIMD2(w, $0) } }
+    }
+    return (pages, size)
+  }
+
   private static func run(_ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)

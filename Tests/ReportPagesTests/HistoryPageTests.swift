@@ -95,6 +95,10 @@ struct HistoryPageTests {
       #expect(rendering.dom[visit3.upperBound...].prefix(600).contains("data-change=\"cvai\" data-exceeds=\"true\""))
       #expect(rendering.luminanceVariance > 500, "variance \(rendering.luminanceVariance)")
       #expect(rendering.inkedFraction > 0.05, "inked \(rendering.inkedFraction)")
+      // Printed on A4, each patient on a page of their own.
+      let printed = try HeadlessBrowser.print(page: file, pdf: folder.appendingPathComponent("history.pdf"))
+      let size = try #require(printed.size)
+      #expect(abs(size.x - 595.3) < 1 && abs(size.y - 841.9) < 1 && printed.pages == page.courses.count, "\(printed)")
     }
   }
 }
