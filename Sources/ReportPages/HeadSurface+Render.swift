@@ -15,7 +15,8 @@ extension HeadSurface {
     let projected = points.map { SIMD3(($0 * right).sum(), ($0 * up).sum(), ($0 * toward).sum()) }.filter { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
     let pagePixels = 300.0
     guard let uLow = projected.map(\.x).min(), let uHigh = projected.map(\.x).max(),
-      let vLow = projected.map(\.y).min(), let vHigh = projected.map(\.y).max()
+      let vLow = projected.map(\.y).min(), let vHigh = projected.map(\.y).max(),
+      (uHigh - uLow).isFinite, (vHigh - vLow).isFinite
     else {
       return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"60\" viewBox=\"0 0 300 60\"><text x=\"10\" y=\"30\" font-family=\"sans-serif\" font-size=\"13\">no points to draw</text></svg>\n"
     }

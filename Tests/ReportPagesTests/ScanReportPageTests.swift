@@ -89,6 +89,12 @@ struct ScanReportPageTests {
     }
   }
 
+  @Test func viewsOfNothingOrOfUnboundedPointsSaySo() {
+    for surface in [HeadSurface(points: []), HeadSurface(points: [[-1e308, 0, 0], [1e308, 0, 0], [.nan, 0, 0]])] {
+      #expect(surface.svg(view: .top).contains("no points to draw"))
+    }
+  }
+
   @Test(.enabled(if: HeadlessBrowser.isAvailable, "needs /usr/bin/chromium (scripts/setup.sh installs it)"))
   func chromiumRendersTheReport() throws {
     let visit = try SimulatedVisits.patient17.get()[0]
