@@ -22,6 +22,7 @@ let package = Package(
     .library(name: "OperatorGuidance", targets: ["OperatorGuidance"]),
     .library(name: "Landmarks", targets: ["Landmarks"]),
     .library(name: "Reports", targets: ["Reports"]),
+    .library(name: "ReportPages", targets: ["ReportPages"]),
     .library(name: "HeadScan", targets: ["HeadScan"]),
     .library(name: "HeadMesh", targets: ["HeadMesh"]),
     .library(name: "LZFSE", targets: ["LZFSE"]),  // for the Fuzz/ and Benchmarks/ packages
@@ -45,6 +46,7 @@ let package = Package(
     .target(name: "Landmarks", dependencies: ["Registration", "CVAI", "ScanIO", "PointCloud", "_HeadScanSupport"]),
     .target(name: "Reports", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
     .target(name: "HeadMesh", dependencies: ["PointCloud", "_HeadScanSupport"]),
+    .target(name: "ReportPages", dependencies: ["Reports", "CVAI", "_HeadScanSupport"]),
     .target(
       name: "HeadScan",
       dependencies: [
@@ -64,7 +66,7 @@ let package = Package(
       name: "headscan",
       dependencies: [
         "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
-        "HeadScan", "HeadMesh", "_HeadScanSupport",
+        "HeadScan", "HeadMesh", "ReportPages", "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -109,6 +111,7 @@ let package = Package(
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "_TestSupport"]),
     .testTarget(name: "ReportsTests", dependencies: ["Reports", "CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "ReportPagesTests", dependencies: ["ReportPages", "Reports", "CVAI", "PointCloud", "ScanIO", "_TestSupport"]),
     .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance"]),
     .testTarget(
       name: "HeadScanTests",

@@ -98,7 +98,7 @@ struct TopView {
 
   func open(title: String) -> String {
     let side = size + 2 * margin
-    return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(side)\" height=\"\(side)\" font-family=\"sans-serif\">\n"
+    return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(side)\" height=\"\(side)\" viewBox=\"0 0 \(side) \(side)\" font-family=\"sans-serif\">\n"
       + "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"16\" y=\"24\" font-size=\"15\">\(title)</text>\n"
   }
 

@@ -108,6 +108,7 @@ private func measure(
   report.intrinsicsCheck = reconstruction.intrinsicsCheck.map {
     MeasureReport.IntrinsicsCheckSummary($0, focalLengthUsed: reconstruction.focalLengthUsed)
   }
+  (report.patientID, report.recordedAt) = (scan.header.patientID, scan.header.recordedAt)
   return ScanMeasurement(
     report: report, reconstruction: reconstruction, headFrame: frame, measurement: measurement, intervals: intervals,
     timings: .init(reconstruction: reconstruction.timings, measuring: measuring, bootstrapping: bootstrapping))

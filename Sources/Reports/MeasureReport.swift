@@ -83,6 +83,10 @@ public struct MeasureReport: Codable, Sendable, Hashable {
   public var headscanVersion: String?
   /// The stated focal length checked against the markers (contract §8).
   public var intrinsicsCheck: IntrinsicsCheckSummary?
+  /// The patient, as the scan's header names them (contract §1 `patientID`).
+  public var patientID: String?
+  /// When the scan was recorded, ISO 8601, as the scan's header gives it (contract §1 `recordedAt`).
+  public var recordedAt: String?
 
   /// A report holding the contract's keys only (e.g. from another tool).
   public init(

@@ -52,6 +52,10 @@ public struct SimulationOptions: Sendable, Hashable {
   public var preset: SimulationPreset = .default
   /// Seed of every random choice (marker layout, tremor, noise).
   public var seed: UInt64 = 1
+  /// The header's `patientID` (contract §1); default `simulated-SEED`.
+  public var patientID: String?
+  /// The header's `recordedAt` (ISO 8601); default `2026-11-21T10:15:00Z`.
+  public var recordedAt: String?
 
   /// TrueDepth-like colour camera at 640 × 480 (scaled to other sizes).
   public static let baseIntrinsics = CameraIntrinsics(fx: 593, fy: 593, cx: 319.5, cy: 239.5, width: 640, height: 480)
@@ -195,7 +199,8 @@ public func simulateScan(
     depthWidth: options.width, depthHeight: options.height,
     colorWidth: options.width, colorHeight: options.height, intrinsics: statedIntrinsics,
     fps: options.fps, markers: .init(dictionary: options.dictionary, sideLength: options.markerSide),
-    capMarkerCount: options.markerCount > 0 ? options.markerCount : nil, recordedAt: "2026-11-21T10:15:00Z", patientID: "simulated-\(options.seed)")
+    capMarkerCount: options.markerCount > 0 ? options.markerCount : nil, recordedAt: options.recordedAt ?? "2026-11-21T10:15:00Z",
+    patientID: options.patientID ?? "simulated-\(options.seed)")
   let append: (Double, [Float], [UInt8]) throws -> Void
   let finish: () throws -> Void
   switch format {

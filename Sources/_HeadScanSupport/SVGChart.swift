@@ -67,6 +67,26 @@ package struct SVGChart: Sendable {
     body += String(format: "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%@\" fill-opacity=\"0.5\"/>\n", x0, y0, x1 - x0, y1 - y0, colour)
   }
 
+  /// Points joined by straight segments, in the order given.
+  package mutating func polyline(_ points: [SIMD2<Double>], colour: String = "#1f4e79", width: Double = 1.5) {
+    guard points.count > 1 else { return }
+    let coordinates = points.map { String(format: "%.1f,%.1f", px($0.x), py($0.y)) }.joined(separator: " ")
+    body += "<polyline points=\"\(coordinates)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"\(width)\"/>\n"
+  }
+
+  /// Vertical error bars from `low` to `high` at `x`, with short caps.
+  package mutating func errorBars(_ bars: [(x: Double, low: Double, high: Double)], colour: String = "#1f4e79") {
+    for bar in bars {
+      let x = px(bar.x), y0 = py(bar.low), y1 = py(bar.high)
+      body += String(format: "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%@\" stroke-width=\"1.5\" fill=\"none\"/>\n", x, y0, y1, x - 4, y0, x + 4, x - 4, y1, x + 4, colour)
+    }
+  }
+
+  /// A label at a data point, offset a few pixels up and right.
+  package mutating func label(_ text: String, at p: SIMD2<Double>, colour: String = "#333") {
+    body += String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%@\">%@</text>\n", px(p.x) + 6, py(p.y) - 6, colour, Self.escaped(text))
+  }
+
   /// A line of text under the title.
   package mutating func note(_ text: String) {
     body += "<text x=\"\(Int(left))\" y=\"\(Int(top) - 2)\" font-size=\"11\" fill=\"#555\">\(Self.escaped(text))</text>\n"
@@ -74,7 +94,7 @@ package struct SVGChart: Sendable {
 
   /// The finished SVG document.
   package var svg: String {
-    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" font-family=\"sans-serif\">\n" + body + "</svg>\n"
+    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\">\n" + body + "</svg>\n"
   }
 
   /// A range widened to round numbers with `margin` (fraction) of slack on each side.

@@ -62,6 +62,7 @@ extension BatchCommand {
     var arguments = ["--jobs", "\(jobs ?? 1)", "--frame", frame.rawValue]
     if plots { arguments.append("--plots") }
     if focalLength != .stated { arguments += ["--focal-length", focalLength.argument] }
+    if html { arguments.append("--html") }
     if force { arguments.append("--force") }
     if global.verbose { arguments.append("--verbose") }
     let submission = try SlurmSubmission.write(

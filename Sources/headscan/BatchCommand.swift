@@ -24,6 +24,7 @@ struct BatchCommand: ParsableCommand {
       Examples:
         headscan batch scans --out reports
         headscan batch scans --out reports --jobs 4 --plots
+        headscan batch scans --out reports --html --history reports/history.html
         headscan batch scans --out reports --slurm --partition short --mem 4G
         headscan batch --collect reports
       """)
@@ -45,6 +46,11 @@ struct BatchCommand: ParsableCommand {
 
   @Option(help: "Focal length to lift the depth with: stated (the default), estimate or pixels (see measure --help).")
   var focalLength: FocalLengthChoice = .stated
+  @Flag(help: "Also write each scan's clinical report page to OUT/NAME.html (see measure --html).")
+  var html = false
+
+  @Option(help: "After measuring, write the patients' history of all the batch's reports here (see history --html).")
+  var history: String?
 
   @Flag(help: "Measure every scan again, even where the report is up to date.")
   var force = false
@@ -56,6 +62,9 @@ struct BatchCommand: ParsableCommand {
   func validate() throws {
     try validateModes()
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    if history != nil, cluster.isUsed {
+      throw ValidationError("--history needs the reports: after --collect, run headscan history REPORTS --html HISTORY.html")
+    }
   }
 
   /// One scan of the batch.
@@ -87,6 +96,7 @@ struct BatchCommand: ParsableCommand {
       }
       let results = outcomes.takeAll()
       try writeSummary(items, results)
+      if let history { try writeHistory(items, to: history) }
       let failed = zip(items, results).compactMap { item, outcome -> String? in
         if case .failed(let why) = outcome { return "\(item.name): \(why)" }
         return nil
@@ -102,7 +112,9 @@ struct BatchCommand: ParsableCommand {
   /// Runs `headscan measure` for one scan unless its report is up to date.
   func measure(_ item: Item, executable: String) -> Outcome {
     let report = out + "/" + item.name + ".json"
-    if !force && isUpToDate(item, frame: frame, in: out) { return .upToDate }
+    let page = out + "/" + item.name + ".html"
+    let pageIsUpToDate = !html || (Self.modified(page).map { $0 >= (Self.modified(report) ?? .distantFuture) } ?? false)
+    if !force && pageIsUpToDate && isUpToDate(item, frame: frame, in: out) { return .upToDate }
     if frame == .landmarks && !FileManager.default.fileExists(atPath: item.landmarks) {
       return .failed("no landmarks (\(item.landmarks)); pass --frame auto to measure without")
     }
@@ -110,6 +122,7 @@ struct BatchCommand: ParsableCommand {
     if frame == .landmarks { arguments += ["--landmarks", item.landmarks] }
     if plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
     if focalLength != .stated { arguments += ["--focal-length", focalLength.argument] }
+    if html { arguments += ["--html", page] }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -158,6 +171,15 @@ struct BatchCommand: ParsableCommand {
       lines.append(([csvField(item.name), status] + values + [csvField(error)]).joined(separator: ","))
     }
     try AtomicFile.write(Data((lines.joined(separator: "\n") + "\n").utf8), to: out + "/summary.csv")
+  }
+
+  /// The history page of the batch's reports (those that exist: failed scans have none).
+  func writeHistory(_ items: [Item], to path: String) throws {
+    let reports = items.map { out + "/" + $0.name + ".json" }.filter { FileManager.default.fileExists(atPath: $0) }
+    guard !reports.isEmpty else { throw CommandError("\(path): no reports to follow over time") }
+    let page = try HistoryCommand.historyPage(of: reports)
+    try AtomicFile.write(Data(page.html.utf8), to: path)
+    if !global.quiet { print("history of \(page.courses.count) patient\(page.courses.count == 1 ? "" : "s"): \(path)") }
   }
 
   /// The folder's scans, sorted by name: every entry a registered scan format recognises

@@ -18,11 +18,12 @@ struct Headscan: ParsableCommand {
         headscan measure out/plagio.rgbdscan --json out/plagio.json --plots out/figures
         headscan batch scans --out reports
         headscan validate calliper.csv --reports reports --plots bland-altman
+        headscan history reports --html history.html --csv history.csv
       """,
     version: headscanVersion,
     subcommands: [
       InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
-      BatchCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
+      BatchCommand.self, HistoryCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
     ])
 }
 

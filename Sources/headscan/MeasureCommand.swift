@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeadScan
+import ReportPages
 import _HeadScanSupport
 
 extension CVAIDenominator: ExpressibleByArgument {}
@@ -28,6 +29,7 @@ struct MeasureCommand: ParsableCommand {
         headscan measure scan.rgbdscan --landmarks scan.landmarks.json --json report.json --cvai-denominator shorter
         headscan measure scan.rgbdscan --json report.json --plots figures
         headscan measure scan.rgbdscan --frame auto --json report.json
+        headscan measure scan.rgbdscan --json report.json --html report.html
       """)
 
   @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
@@ -47,6 +49,9 @@ struct MeasureCommand: ParsableCommand {
 
   @Option(help: "CVAI denominator: longer (A, the default) or shorter (B).")
   var cvaiDenominator: CVAIDenominator = .longer
+
+  @Option(help: "Write the clinical report page here: one self-contained HTML file (measures with 95 % intervals, severity scale, contour, views of the head, registration quality) that prints on A4.")
+  var html: String?
 
   @Option(help: "Also write the fused cloud (binary PLY).")
   var cloud: String?
@@ -69,7 +74,7 @@ struct MeasureCommand: ParsableCommand {
     try reportingErrors {
       let source: LandmarkSource = frame == .auto ? .automaticFrame : landmarks.map { .file($0) } ?? .besideScan
       let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 }
-      for output in [json, cloud].compactMap({ $0 }) { try checkOutput(output, isNot: inputs) }
+      for output in [json, cloud, html].compactMap({ $0 }) { try checkOutput(output, isNot: inputs) }
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator
       options.contour = contour
@@ -87,6 +92,7 @@ struct MeasureCommand: ParsableCommand {
         try AtomicFile.write(PLYFormat.encode(measured.reconstruction.cloud, comment: "headscan measure \(scan)"), to: cloud)
       }
       if let plots { try writePlots(measured.measurement, to: plots) }
+      if let html { try writeReportPage(measured, to: html) }
       print(Self.summary(measured))
     }
   }
@@ -104,6 +110,15 @@ struct MeasureCommand: ParsableCommand {
       ("perimeter.svg", HeadPlots.perimeterByHeight(measurement)),
     ]
     for (name, svg) in figures { try AtomicFile.write(Data(svg.utf8), to: folder + "/" + name) }
+  }
+
+  /// The clinical report page: the report with its measurement, the head's cloud in the head
+  /// frame and the quality notes its JSON carries.
+  func writeReportPage(_ measured: ScanMeasurement, to path: String) throws {
+    let surface = HeadSurface(headPointsInMetres: measured.headFrame.headPoints(of: measured.reconstruction.cloud))
+    let notes = QualityNote.notes(fromReportJSON: try measured.report.jsonData())
+    let page = ScanReportPage(report: measured.report, measurement: measured.measurement, surface: surface, notes: notes)
+    try AtomicFile.write(Data(page.html.utf8), to: path)
   }
 
   /// The printed result: measures with their intervals, registration and time.

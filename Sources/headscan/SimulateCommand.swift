@@ -75,6 +75,8 @@ struct SimulateCommand: ParsableCommand {
   @Option(name: .customLong("shake"), help: "A frame blurred by a jerk of the phone, as FRAME or FRAME:PIXELS (horizontal motion blur at 640 px; default 9; repeatable).")
   var shakenFrames: [String] = []
   @Option(help: "Seed of every random choice.") var seed: UInt64 = 1
+  @Option(help: "The header's patientID (default simulated-SEED).") var patientId: String?
+  @Option(help: "The header's recordedAt, ISO 8601 (default 2026-11-21T10:15:00Z).") var recordedAt: String?
 
   @OptionGroup var global: GlobalOptions
 
@@ -188,6 +190,7 @@ struct SimulateCommand: ParsableCommand {
       options.lostMarkers = Dictionary(lostMarkers.compactMap(parseLoss), uniquingKeysWith: min)
       options.shakenFrames = Dictionary(shakenFrames.compactMap(parseShake), uniquingKeysWith: max)
       options.seed = seed
+      (options.patientID, options.recordedAt) = (patientId, recordedAt)
       let chosen = format ?? (output.hasSuffix(".rgbdscan") ? .stream : .tum)
       let progress = ProgressReporter("rendering", total: options.frames, options: global)
       let result = try naming(output) { try simulateScan(options, to: output, format: chosen) { done, _ in progress.update(done) } }
