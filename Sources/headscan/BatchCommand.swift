@@ -39,6 +39,12 @@ struct BatchCommand: ParsableCommand {
   @Option(help: "Head frame from: landmarks (default) or auto.")
   var frame: HeadFrameSource = .landmarks
 
+  @Option(help: "auto: find each scan's landmarks on its reconstruction (measure --landmarks auto) instead of reading NAME.landmarks.json. Not with --frame auto or a Slurm cluster.")
+  var landmarks: String?
+
+  /// Whether the landmarks are found on each reconstruction (`--landmarks auto`).
+  var automaticLandmarks: Bool { landmarks == "auto" }
+
   @Flag(help: "Also write each scan's figures to OUT/NAME-plots.")
   var plots = false
 
@@ -52,6 +58,10 @@ struct BatchCommand: ParsableCommand {
   func validate() throws {
     try validateModes()
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    if let landmarks {
+      guard landmarks == "auto" else { throw ValidationError("--landmarks takes only auto (each scan's own NAME.landmarks.json is the default)") }
+      guard frame == .landmarks, !cluster.isUsed else { throw ValidationError("--landmarks auto is not for --frame auto or a Slurm cluster") }
+    }
   }
 
   /// One scan of the batch.
@@ -98,12 +108,13 @@ struct BatchCommand: ParsableCommand {
   /// Runs `headscan measure` for one scan unless its report is up to date.
   func measure(_ item: Item, executable: String) -> Outcome {
     let report = out + "/" + item.name + ".json"
-    if !force && isUpToDate(item, frame: frame, in: out) { return .upToDate }
-    if frame == .landmarks && !FileManager.default.fileExists(atPath: item.landmarks) {
+    // Automatic landmarks read no landmarks file: only the scan dates the report.
+    if !force && isUpToDate(item, frame: automaticLandmarks ? .auto : frame, in: out) { return .upToDate }
+    if frame == .landmarks && !automaticLandmarks && !FileManager.default.fileExists(atPath: item.landmarks) {
       return .failed("no landmarks (\(item.landmarks)); pass --frame auto to measure without")
     }
     var arguments = ["measure", item.path, "--json", report, "--frame", frame.rawValue, "--quiet"]
-    if frame == .landmarks { arguments += ["--landmarks", item.landmarks] }
+    if frame == .landmarks { arguments += ["--landmarks", automaticLandmarks ? "auto" : item.landmarks] }
     if plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
