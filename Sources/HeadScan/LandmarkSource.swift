@@ -11,13 +11,18 @@ public enum LandmarkSource: Sendable, Hashable {
   /// cap's axis; see `AutomaticHeadFrame`). A few degrees off the landmarks' frame, which
   /// moves CVAI by points on asymmetric heads: use landmarks for clinical numbers.
   case automaticFrame
+  /// No landmarks file: the four landmarks found on the reconstruction (`detectLandmarks`),
+  /// refused, naming the landmark, when one is found with too little confidence
+  /// (`AutomaticLandmarks.minimumConfidence`). `measure --landmarks auto`.
+  case automaticLandmarks
 
-  /// The landmarks file this source reads for the scan at `scanPath`; `nil` for the automatic frame.
+  /// The landmarks file this source reads for the scan at `scanPath`; `nil` for the automatic
+  /// frame and automatic landmarks.
   public func path(forScan scanPath: String) -> String? {
     switch self {
     case .file(let path): return path
     case .besideScan: return companionBase(of: scanPath) + ".landmarks.json"
-    case .automaticFrame: return nil
+    case .automaticFrame, .automaticLandmarks: return nil
     }
   }
 }

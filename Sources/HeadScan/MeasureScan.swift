@@ -34,15 +34,26 @@ public func measureScan(
   for warning in scan.warnings { progress?(.warning(warning.description)) }
   if let (landmarksPath, file) = landmarksFile { try checkLandmarks(file, path: landmarksPath, scan: scan) }
   let reconstruction: HeadReconstruction
+  var reconstructionOptions = options.reconstruction
+  if landmarks == .automaticLandmarks {
+    // The nose tip stands further from the cap's sphere than the default fusion shell reaches.
+    reconstructionOptions.fusion.headMargin = max(reconstructionOptions.fusion.headMargin, automaticLandmarksHeadMargin)
+  }
   do {
-    reconstruction = try reconstructHead(scan, options: options.reconstruction) { stage, done, total in
+    reconstruction = try reconstructHead(scan, options: reconstructionOptions) { stage, done, total in
       progress?(.reconstructing(stage, done: done, total: total))
     }
   } catch let error as ArucoError {
     throw MeasureScanError(path: path, problem: error.description)
   }
-  return try measure(reconstruction, scanPath: path, scan: scan, landmarksFile: landmarksFile, options: options, progress: progress)
+  return try measure(
+    reconstruction, scanPath: path, scan: scan, landmarksFile: landmarksFile, automatic: landmarks == .automaticLandmarks, options: options,
+    progress: progress)
 }
+
+/// How far outside the sphere through the cap's stickers the fusion keeps surface for automatic
+/// landmarks, metres: the nose tip lies 3–5 cm outside it (the default 2.5 cm cuts it off).
+public let automaticLandmarksHeadMargin = 0.06
 
 /// Measures a scan already reconstructed: the head frame, the measures and the report of
 /// ``measureScan(at:landmarks:options:progress:)`` without registering again (e.g. to
@@ -58,13 +69,15 @@ public func measureReconstruction(
   options: MeasureOptions = .default, progress: ((MeasureProgress) -> Void)? = nil
 ) throws -> ScanMeasurement {
   let landmarksFile = try landmarks.path(forScan: scan.path).map { ($0, try LandmarkFile(path: $0)) }
-  return try measure(reconstruction, scanPath: scan.path, scan: scan, landmarksFile: landmarksFile, options: options, progress: progress)
+  return try measure(
+    reconstruction, scanPath: scan.path, scan: scan, landmarksFile: landmarksFile, automatic: landmarks == .automaticLandmarks,
+    options: options, progress: progress)
 }
 
 /// The measurement after registration, written once for both entry points.
 private func measure(
   _ reconstruction: HeadReconstruction, scanPath: String, scan: any ScanReader, landmarksFile: (String, LandmarkFile)?,
-  options: MeasureOptions, progress: ((MeasureProgress) -> Void)?
+  automatic automaticLandmarks: Bool, options: MeasureOptions, progress: ((MeasureProgress) -> Void)?
 ) throws -> ScanMeasurement {
   let started = ContinuousClock.now
   progress?(.measuring)
@@ -73,6 +86,12 @@ private func measure(
   var frame: HeadFrameEstimate
   if let (landmarksPath, file) = landmarksFile {
     frame = try HeadFrameEstimate.fromLandmarks(file, path: landmarksPath, scan: scan, reconstruction: reconstruction)
+  } else if automaticLandmarks {
+    do {
+      frame = try HeadFrameEstimate.fromAutomaticLandmarks(reconstruction, intrinsics: scan.header.intrinsics)
+    } catch {
+      throw MeasureScanError(path: scanPath, problem: String(describing: error))
+    }
   } else {
     progress?(
       .warning(
@@ -109,6 +128,10 @@ private func measure(
     MeasureReport.IntrinsicsCheckSummary($0, focalLengthUsed: reconstruction.focalLengthUsed)
   }
   (report.patientID, report.recordedAt) = (scan.header.patientID, scan.header.recordedAt)
+  report.automaticLandmarks = frame.automaticLandmarks?.all.map {
+    MeasureReport.AutomaticLandmark(
+      name: $0.name, position: $0.position * 1000, confidence: $0.confidence, frame: $0.view?.frame, u: $0.view?.u, v: $0.view?.v)
+  }
   return ScanMeasurement(
     report: report, reconstruction: reconstruction, headFrame: frame, measurement: measurement, intervals: intervals,
     timings: .init(reconstruction: reconstruction.timings, measuring: measuring, bootstrapping: bootstrapping))

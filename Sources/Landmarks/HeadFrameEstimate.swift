@@ -16,6 +16,8 @@ public struct HeadFrameEstimate: Sendable, Hashable {
     case landmarks
     /// The head's mirror symmetry and the cap's axis (experimental; see ``AutomaticHeadFrame``).
     case automatic
+    /// The four landmarks found on the reconstruction (``detectLandmarks(cloud:markers:)``).
+    case automaticLandmarks = "automatic landmarks"
   }
 
   /// Maps world points (contract §5, metres) into the head frame (contract §4, metres).
@@ -29,6 +31,8 @@ public struct HeadFrameEstimate: Sendable, Hashable {
   /// For the automatic frame: RMS distance of the mirrored cloud to the cloud (clipped at
   /// 1 cm), metres; the head's own asymmetry plus noise.
   public var symmetryRMS: Double?
+  /// For automatic landmarks: the proposals with their confidences (world, metres).
+  public var automaticLandmarks: AutomaticLandmarks?
 
   /// The frame of landmarks placed in the world (metres), sliced from the ears' plane up.
   /// - Throws: `HeadFrameError` when the landmarks do not define a frame.
@@ -37,6 +41,16 @@ public struct HeadFrameEstimate: Sendable, Hashable {
     slicing = .default
     source = .landmarks
     self.landmarks = landmarks
+  }
+
+  /// The frame of automatic landmarks, every one at least `minimumConfidence`, sliced from
+  /// the ears' plane up like any landmarks' frame.
+  /// - Throws: ``AutomaticLandmarkError`` naming the landmarks below the confidence, or
+  ///   `HeadFrameError` when the points make no frame.
+  public init(automaticLandmarks found: AutomaticLandmarks, minimumConfidence: Double = AutomaticLandmarks.minimumConfidence) throws {
+    try self.init(landmarks: try found.accepted(minimumConfidence: minimumConfidence))
+    source = .automaticLandmarks
+    automaticLandmarks = found
   }
 
   /// The automatic frame, sliced from the lowest scanned layer up.
@@ -65,6 +79,15 @@ public struct HeadFrameEstimate: Sendable, Hashable {
   /// - Throws: ``AutomaticHeadFrameError``.
   public static func automatic(_ reconstruction: HeadReconstruction) throws(AutomaticHeadFrameError) -> HeadFrameEstimate {
     HeadFrameEstimate(automatic: try estimateHeadFrame(cloud: reconstruction.cloud, markers: reconstruction.markers))
+  }
+
+  /// The frame of landmarks found on a reconstruction, each located in the frame that sees it best.
+  /// - Parameter intrinsics: the scan's colour intrinsics (`ScanHeader.intrinsics`), for the pixels.
+  /// - Throws: ``AutomaticLandmarkError`` (no cap, or a landmark below the confidence, named),
+  ///   or `HeadFrameError`.
+  public static func fromAutomaticLandmarks(_ reconstruction: HeadReconstruction, intrinsics: CameraIntrinsics) throws -> HeadFrameEstimate {
+    let found = try detectLandmarks(cloud: reconstruction.cloud, markers: reconstruction.markers)
+    return try HeadFrameEstimate(automaticLandmarks: found.locatingViews(reconstruction: reconstruction, intrinsics: intrinsics))
   }
 
   /// Points of a world cloud (metres) in the head frame (metres).

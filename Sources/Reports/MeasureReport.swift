@@ -68,6 +68,8 @@ public struct MeasureReport: Codable, Sendable, Hashable {
   public var headFromWorld: RigidTransform?
   /// For the automatic frame: the mirrored cloud's RMS distance to the cloud, mm.
   public var symmetryRMS: Double?
+  /// For automatic landmarks (`headFrame` `automatic landmarks`): the four points found.
+  public var automaticLandmarks: [AutomaticLandmark]?
   /// Share of the measurement-level contour backed by points (the rest bridged), percent.
   public var contourMeasuredPercent: Double?
   /// Whether less than ``completeContourPercent`` of the measurement-level contour is backed by

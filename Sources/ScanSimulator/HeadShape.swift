@@ -37,6 +37,12 @@ public struct HeadShape: Sendable, Hashable {
     public var flankHeight: Double = 0.045
     /// How far the vault's axis sits anterior of the ears, metres.
     public var vaultOffset: Double = 0.006
+    /// Leaves the ears out (a head whose tragions cannot be found; for refusal tests).
+    /// `nil` (the default, not written to JSON) or `false` keeps them.
+    public var withoutEars: Bool?
+    /// Leaves the face and nose out (a head whose face is hidden, e.g. under a cloth; for
+    /// refusal tests). `nil` (the default, not written to JSON) or `false` keeps them.
+    public var withoutFace: Bool?
 
     public init(length: Double = 0.150, cranialIndex: Double = 80, cvai: Double = 0, flattenedSide: FlattenedQuarter = .right) {
       self.length = length
@@ -121,12 +127,13 @@ public struct HeadShape: Sendable, Hashable {
   /// Face, nose and ears: smooth bumps below ``bumpCeiling``.
   func bumps(z: Double, phi: Double) -> Double {
     var extra = 0.0
+    let face = parameters.withoutFace != true, ears = parameters.withoutEars != true
     // Face and chin: forward bulk that keeps the face under the forehead, 4 mm above to 70 mm below the ears' plane.
-    extra += 0.026 * Self.window(z, from: -0.070, to: 0.004) * exp(-phi * phi / (2 * 0.6 * 0.6))
+    if face { extra += 0.026 * Self.window(z, from: -0.070, to: 0.004) * exp(-phi * phi / (2 * 0.6 * 0.6)) }
     // Nose: narrow, 15 mm proud of the face, tip about 18 mm below the ears' plane.
-    extra += 0.015 * Self.window(z, from: -0.030, to: -0.006) * exp(-phi * phi / (2 * 0.11 * 0.11))
+    if face { extra += 0.015 * Self.window(z, from: -0.030, to: -0.006) * exp(-phi * phi / (2 * 0.11 * 0.11)) }
     // Ears: pinnae just behind the tragion, 8 mm proud, from 25 mm below to 6 mm above.
-    for side in [1.0, -1.0] {
+    for side in [1.0, -1.0] where ears {
       let d = Self.wrap(phi - side * 105 * Double.pi / 180)
       extra += 0.008 * Self.window(z, from: -0.025, to: 0.006) * exp(-d * d / (2 * 0.16 * 0.16))
     }

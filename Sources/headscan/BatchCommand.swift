@@ -41,6 +41,12 @@ struct BatchCommand: ParsableCommand {
   @Option(help: "Head frame from: landmarks (default) or auto.")
   var frame: HeadFrameSource = .landmarks
 
+  @Option(help: "auto: find each scan's landmarks on its reconstruction (measure --landmarks auto) instead of reading NAME.landmarks.json. Not with --frame auto or a Slurm cluster.")
+  var landmarks: String?
+
+  /// Whether the landmarks are found on each reconstruction (`--landmarks auto`).
+  var automaticLandmarks: Bool { landmarks == "auto" }
+
   @Flag(help: "Also write each scan's figures to OUT/NAME-plots.")
   var plots = false
 
@@ -64,6 +70,10 @@ struct BatchCommand: ParsableCommand {
     if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     if history != nil, cluster.isUsed {
       throw ValidationError("--history needs the reports: after --collect, run headscan history REPORTS --html HISTORY.html")
+    }
+    if let landmarks {
+      guard landmarks == "auto" else { throw ValidationError("--landmarks takes only auto (each scan's own NAME.landmarks.json is the default)") }
+      guard frame == .landmarks, !cluster.isUsed else { throw ValidationError("--landmarks auto is not for --frame auto or a Slurm cluster") }
     }
   }
 
@@ -114,12 +124,13 @@ struct BatchCommand: ParsableCommand {
     let report = out + "/" + item.name + ".json"
     let page = out + "/" + item.name + ".html"
     let pageIsUpToDate = !html || (Self.modified(page).map { $0 >= (Self.modified(report) ?? .distantFuture) } ?? false)
-    if !force && pageIsUpToDate && isUpToDate(item, frame: frame, in: out) { return .upToDate }
-    if frame == .landmarks && !FileManager.default.fileExists(atPath: item.landmarks) {
+    // Automatic landmarks read no landmarks file: only the scan dates the report.
+    if !force && pageIsUpToDate && isUpToDate(item, frame: automaticLandmarks ? .auto : frame, in: out) { return .upToDate }
+    if frame == .landmarks && !automaticLandmarks && !FileManager.default.fileExists(atPath: item.landmarks) {
       return .failed("no landmarks (\(item.landmarks)); pass --frame auto to measure without")
     }
     var arguments = ["measure", item.path, "--json", report, "--frame", frame.rawValue, "--quiet"]
-    if frame == .landmarks { arguments += ["--landmarks", item.landmarks] }
+    if frame == .landmarks { arguments += ["--landmarks", automaticLandmarks ? "auto" : item.landmarks] }
     if plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
     if focalLength != .stated { arguments += ["--focal-length", focalLength.argument] }
     if html { arguments += ["--html", page] }

@@ -28,6 +28,7 @@ struct MeasureCommand: ParsableCommand {
         headscan measure fixtures/scans/orbit-small --landmarks fixtures/scans/orbit-small.landmarks.json --json report.json
         headscan measure scan.rgbdscan --landmarks scan.landmarks.json --json report.json --cvai-denominator shorter
         headscan measure scan.rgbdscan --json report.json --plots figures
+        headscan measure scan.rgbdscan --landmarks auto --json report.json
         headscan measure scan.rgbdscan --frame auto --json report.json
         headscan measure scan.rgbdscan --json report.json --html report.html
       """)
@@ -35,7 +36,7 @@ struct MeasureCommand: ParsableCommand {
   @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
   var scan: String
 
-  @Option(help: "The landmarks file (contract §3); default SCAN's name with .landmarks.json. Not with --frame auto.")
+  @Option(help: "The landmarks file (contract §3); default SCAN's name with .landmarks.json; `auto` finds them on the reconstruction (refused, naming the landmark, when one is found with too little confidence; a file named auto: ./auto). Not with --frame auto.")
   var landmarks: String?
 
   @Option(help: "Head frame from: landmarks (contract §4, the default) or auto (experimental: the head's mirror symmetry and the cap's axis, no landmarks; a few degrees off the landmarks' frame, which moves CVAI by points on asymmetric heads).")
@@ -72,7 +73,8 @@ struct MeasureCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      let source: LandmarkSource = frame == .auto ? .automaticFrame : landmarks.map { .file($0) } ?? .besideScan
+      let source: LandmarkSource =
+        frame == .auto ? .automaticFrame : landmarks == "auto" ? .automaticLandmarks : landmarks.map { .file($0) } ?? .besideScan
       let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 }
       for output in [json, cloud, html].compactMap({ $0 }) { try checkOutput(output, isNot: inputs) }
       var options = MeasureOptions.default
@@ -126,7 +128,7 @@ struct MeasureCommand: ParsableCommand {
     let report = measured.report, result = measured.reconstruction, m = measured.measurement.measures
     let intervals = measured.intervals, time = measured.timings
     func range(_ i: Interval95?) -> String { i.map { String(format: " [%.1f, %.1f]", $0.low, $0.high) } ?? "" }
-    let origin = measured.headFrame.source == .landmarks ? "ears' plane" : "lowest scanned layer (automatic head frame)"
+    let origin = measured.headFrame.source == .automatic ? "lowest scanned layer (automatic head frame)" : "ears' plane"
     return String(
       format: """
         CVAI        %.1f %%%@ (%@ denominator)   severity %d (CHOA)   flattening: %@

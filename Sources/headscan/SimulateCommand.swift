@@ -43,6 +43,8 @@ struct SimulateCommand: ParsableCommand {
   @Option(help: "Target cranial index.") var ci: Double = 80
   @Option(help: "Nominal head length, mm.") var length: Double = 150
   @Option(help: "Flattened back quarter: left or right.") var side: HeadShape.FlattenedQuarter = .right
+  @Flag(help: "Leave the ears out (a head whose tragions cannot be found, to see `measure --landmarks auto` refuse).") var noEars = false
+  @Flag(help: "Leave the face and nose out (a head whose face is hidden, to see `measure --landmarks auto` refuse).") var noFace = false
   @Option(help: "Fraction of a full turn the camera covers.") var coverage: Double = 1.1
   @Option(help: "Mean camera distance from the head centre, m (default 0.30 ± 0.03).") var distance: Double?
   @Option(help: "Camera distance from the head surface as MIN:MAX, m (swings between them; realistic 0.24:0.39).")
@@ -155,6 +157,8 @@ struct SimulateCommand: ParsableCommand {
     try reportingErrors {
       var options = SimulationOptions(preset: preset)
       options.head = HeadShape.Parameters(length: length / 1000, cranialIndex: ci, cvai: cvai, flattenedSide: side)
+      if noEars { options.head.withoutEars = true }
+      if noFace { options.head.withoutFace = true }
       if let markers { options.markerCount = markers }
       if let markerSide { options.markerSide = markerSide / 1000 }
       if let markerMargin { options.markerMargin = markerMargin / 1000 }

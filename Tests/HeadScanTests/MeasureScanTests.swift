@@ -79,6 +79,16 @@ struct MeasureScanTests {
       #expect(automatic.headFrame.source == .automatic && automatic.headFrame.slicing == .fromLowestPoint)
       #expect(automatic.report.headFrame == "automatic" && automatic.report.symmetryRMS == symmetryRMS * 1000)
       #expect(warnings.count == 1 && warnings[0].hasPrefix(path + ": the automatic head frame is experimental"))
+
+      // Automatic landmarks on the same reconstruction: 48 frames leave the ears and the nasion
+      // too thinly scanned, so they are refused by name rather than giving a wrong frame.
+      #expect {
+        try measureReconstruction(measured.reconstruction, of: openScan(at: path), landmarks: .automaticLandmarks, options: options)
+      } throws: { error in
+        print(error)
+        let text = String(describing: error)
+        return text.hasPrefix(path + ": automatic landmarks refused below confidence 0.50: ") && text.contains("'leftEar'")
+      }
     }
   }
 

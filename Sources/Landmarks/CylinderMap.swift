@@ -1,0 +1,129 @@
+import Foundation
+import PointCloud
+
+/// A head surface as a range image about the cap's axis: the mean distance from the axis
+/// (metres) of the surface points in each 1° × 1 mm bin of azimuth and height.
+///
+/// Azimuth θ is measured about `up` from `e1` towards `e2 = up × e1`; column `k` holds
+/// θ ∈ [k°, k + 1°), row `r` heights [bottom + r mm, bottom + r + 1 mm) above `origin`.
+/// Only points whose normal faces away from the axis count, so the underside of the nose
+/// or chin does not mix with the surface above it.
+struct CylinderMap {
+  static let columns = 360
+  static let rowHeight = 0.001
+  let origin: SIMD3<Double>
+  let up: SIMD3<Double>
+  let e1: SIMD3<Double>
+  let e2: SIMD3<Double>
+  /// Height of row 0's lower edge above `origin`, metres.
+  let bottom: Double
+  let rows: Int
+  /// Mean radius per bin (row-major), `nil` where no point fell.
+  private(set) var raw: [Double?]
+  /// ``raw`` averaged over each bin's 3 × 3 neighbourhood (at least 5 filled bins).
+  private(set) var smooth: [Double?]
+  /// Per-bin scatter of the raw radii about the smoothed ones (1.4826 × median absolute
+  /// difference), metres: the surface noise after binning.
+  private(set) var noise: Double
+
+  init(points: [SIMD3<Double>], normals: [SIMD3<Double>]?, origin: SIMD3<Double>, up: SIMD3<Double>, heights: ClosedRange<Double>) {
+    self.origin = origin
+    self.up = up
+    let reference: SIMD3<Double> = abs(up.x) < 0.9 ? [1, 0, 0] : [0, 1, 0]
+    e1 = (reference - reference.dot(up) * up).normalized
+    e2 = up.cross(e1)
+    bottom = heights.lowerBound
+    rows = max(1, Int(((heights.upperBound - heights.lowerBound) / Self.rowHeight).rounded(.up)))
+    var sum = [Double](repeating: 0, count: rows * Self.columns), count = [Int](repeating: 0, count: rows * Self.columns)
+    for (i, p) in points.enumerated() {
+      let q = p - origin
+      let h = q.dot(up)
+      guard heights.contains(h) else { continue }
+      let radial = q - h * up
+      let rho = radial.length
+      guard rho > 1e-6 else { continue }
+      if let normals, normals[i].dot(radial / rho) < 0.3 { continue }
+      let theta = atan2(radial.dot(e2), radial.dot(e1)) * 180 / .pi
+      let column = Self.wrapColumn(Int(theta.rounded(.down)))
+      let row = min(rows - 1, Int((h - bottom) / Self.rowHeight))
+      sum[row * Self.columns + column] += rho
+      count[row * Self.columns + column] += 1
+    }
+    raw = zip(sum, count).map { $1 > 0 ? $0 / Double($1) : nil }
+    smooth = Array(repeating: nil, count: raw.count)
+    noise = 0
+    var differences: [Double] = []
+    for row in 0..<rows {
+      for column in 0..<Self.columns {
+        var total = 0.0, filled = 0
+        for dr in -1...1 where row + dr >= 0 && row + dr < rows {
+          for dc in -1...1 {
+            if let value = raw[(row + dr) * Self.columns + Self.wrapColumn(column + dc)] {
+              total += value
+              filled += 1
+            }
+          }
+        }
+        guard filled >= 5 else { continue }
+        let mean = total / Double(filled)
+        smooth[row * Self.columns + column] = mean
+        if filled == 9, let value = raw[row * Self.columns + column] { differences.append(abs(value - mean)) }
+      }
+    }
+    if !differences.isEmpty {
+      differences.sort()
+      noise = 1.4826 * differences[differences.count / 2]
+    }
+  }
+
+  static func wrapColumn(_ column: Int) -> Int { ((column % columns) + columns) % columns }
+
+  /// The smoothed radius at a bin (columns wrap), metres.
+  func radius(row: Int, column: Int) -> Double? {
+    guard row >= 0, row < rows else { return nil }
+    return smooth[row * Self.columns + Self.wrapColumn(column)]
+  }
+
+  /// Whether a point fell in the bin.
+  func isScanned(row: Int, column: Int) -> Bool {
+    guard row >= 0, row < rows else { return false }
+    return raw[row * Self.columns + Self.wrapColumn(column)] != nil
+  }
+
+  /// The share of scanned bins in a window of rows and columns (columns wrap).
+  func coverage(rows rowRange: ClosedRange<Int>, columns columnRange: ClosedRange<Int>) -> Double {
+    var filled = 0, total = 0
+    for row in rowRange {
+      for column in columnRange {
+        total += 1
+        if isScanned(row: row, column: column) { filled += 1 }
+      }
+    }
+    return total > 0 ? Double(filled) / Double(total) : 0
+  }
+
+  /// Height above `origin` of a (fractional) row's centre, metres.
+  func height(row: Double) -> Double { bottom + (row + 0.5) * Self.rowHeight }
+
+  /// The smoothed radius at a fractional row and column (bilinear between bin centres), metres.
+  func interpolatedRadius(row: Double, column: Double) -> Double? {
+    let r0 = Int(row.rounded(.down)), c0 = Int(column.rounded(.down))
+    let fr = row - Double(r0), fc = column - Double(c0)
+    guard let a = radius(row: r0, column: c0), let b = radius(row: r0, column: c0 + 1),
+      let c = radius(row: r0 + 1, column: c0), let d = radius(row: r0 + 1, column: c0 + 1)
+    else { return radius(row: Int(row.rounded()), column: Int(column.rounded())) }
+    return (1 - fr) * ((1 - fc) * a + fc * b) + fr * ((1 - fc) * c + fc * d)
+  }
+
+  /// The world point at a fractional bin (row and column centres at integers) and radius.
+  func point(row: Double, column: Double, radius rho: Double) -> SIMD3<Double> {
+    let theta = (column + 0.5) * .pi / 180
+    return origin + height(row: row) * up + rho * (cos(theta) * e1 + sin(theta) * e2)
+  }
+
+  /// The outward horizontal direction of a (fractional) column.
+  func direction(column: Double) -> SIMD3<Double> {
+    let theta = (column + 0.5) * .pi / 180
+    return cos(theta) * e1 + sin(theta) * e2
+  }
+}
