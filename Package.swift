@@ -23,11 +23,15 @@ let package = Package(
     .library(name: "Landmarks", targets: ["Landmarks"]),
     .library(name: "Reports", targets: ["Reports"]),
     .library(name: "HeadScan", targets: ["HeadScan"]),
+    .library(name: "Annotation", targets: ["Annotation"]),
     .library(name: "LZFSE", targets: ["LZFSE"]),  // for the Fuzz/ and Benchmarks/ packages
     .executable(name: "headscan", targets: ["headscan"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    // The local annotation page's server (`headscan annotate`), bound to the loopback only.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: [
     // Library modules.
@@ -53,6 +57,15 @@ let package = Package(
       name: "ScanSimulator",
       dependencies: ["ScanIO", "ArucoBridge", "CVAI", "Landmarks", "PointCloud", "_HeadScanSupport"]),
 
+    // The annotation page: a loopback-only web server over one scan and its reconstruction.
+    .target(
+      name: "Annotation",
+      dependencies: [
+        "HeadScan", "_HeadScanSupport", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      resources: [.copy("Page")]),
+
     .target(
       name: "ScanEvaluation",
       dependencies: ["HeadScan", "ScanSimulator"]),
@@ -62,7 +75,7 @@ let package = Package(
       name: "headscan",
       dependencies: [
         "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
-        "HeadScan", "_HeadScanSupport",
+        "HeadScan", "Annotation", "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -119,6 +132,9 @@ let package = Package(
       dependencies: [
         "Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_TestSupport",
       ]),
+    .testTarget(
+      name: "AnnotationTests",
+      dependencies: ["Annotation", "HeadScan", "ScanSimulator", "_TestSupport", .product(name: "Hummingbird", package: "hummingbird")]),
     .testTarget(name: "HeadScanSupportTests", dependencies: ["_HeadScanSupport", "PointCloud", "_TestSupport"]),
     .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "MeasureExample", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],
