@@ -77,7 +77,8 @@ public final class AnnotationSession: Sendable {
 
   /// Where a world point (metres) appears in frame `index`'s colour image, if the frame has a
   /// pose and the point is in front of the camera and inside the image; `visible` is false when
-  /// the frame's depth there is more than 1 cm nearer than the point (something hides it).
+  /// the frame's depth there differs from the point's by more than 1 cm (something nearer hides
+  /// it, or the pixel sees past it), true when the pixel has no depth to tell.
   public func projection(of point: SIMD3<Double>, inFrame index: Int, depth: DepthMap?) -> (u: Double, v: Double, visible: Bool)? {
     guard frames.indices.contains(index), let pose = reconstruction.frames[index].worldFromCamera else { return nil }
     let camera = pose.inverse.apply(point)
@@ -90,14 +91,15 @@ public final class AnnotationSession: Sendable {
       let x = Int(((pixel.x + 0.5) * Double(depth.width) / Double(intrinsics.width)).rounded(.down))
       let y = Int(((pixel.y + 0.5) * Double(depth.height) / Double(intrinsics.height)).rounded(.down))
       if x >= 0, y >= 0, x < depth.width, y < depth.height, depth[x, y].isFinite {
-        visible = Double(depth[x, y]) > camera.z - 0.01
+        visible = abs(Double(depth[x, y]) - camera.z) < 0.01
       }
     }
     return (pixel.x, pixel.y, visible)
   }
 
-  /// The registered frame that shows `point` nearest its image centre, unhidden, with the pixel:
-  /// where accepting a proposal places the landmark. `nil` when no frame shows it.
+  /// Where accepting a proposal places the landmark: among the eight registered frames that
+  /// show `point` unhidden nearest their image centre, the pixel whose lift (the project's
+  /// lifting, as `measure` will do it) lands nearest the point. `nil` when no frame shows it.
   /// - Throws: `ScanIOError` reading a frame.
   public func bestView(of point: SIMD3<Double>) throws -> (frame: Int, u: Double, v: Double)? {
     let intrinsics = scan.header.colorIntrinsics
@@ -106,13 +108,16 @@ public final class AnnotationSession: Sendable {
       guard let seen = projection(of: point, inFrame: status.frame, depth: nil) else { continue }
       candidates.append(((seen.u - intrinsics.cx) * (seen.u - intrinsics.cx) + (seen.v - intrinsics.cy) * (seen.v - intrinsics.cy), status.frame))
     }
-    // Nearest the centre first; read depth only until an unhidden view is found.
-    for candidate in candidates.sorted(by: { $0.distance < $1.distance }) {
+    var best: (error: Double, frame: Int, u: Double, v: Double)?
+    var tried = 0
+    for candidate in candidates.sorted(by: { $0.distance < $1.distance }) where tried < 8 {
       let depth = try scan.frame(at: candidate.frame).depth
-      if let seen = projection(of: point, inFrame: candidate.frame, depth: depth), seen.visible {
-        return (candidate.frame, seen.u, seen.v)
-      }
+      guard let seen = projection(of: point, inFrame: candidate.frame, depth: depth), seen.visible else { continue }
+      tried += 1
+      guard let lifted = lift("proposal", at: .pixel(frame: candidate.frame, u: seen.u, v: seen.v), path: "proposal").point else { continue }
+      let error = (lifted - point).length
+      if error < best?.error ?? .infinity { best = (error, candidate.frame, seen.u, seen.v) }
     }
-    return nil
+    return best.map { ($0.frame, $0.u, $0.v) }
   }
 }

@@ -25,15 +25,17 @@ struct AnnotationFixture: Sendable {
 
   static let shared = Task<AnnotationFixture, any Error> { try await make() }
 
-  /// A 48-frame 640×480 orbit of a plagiocephalic head (CI 84, CVAI 6, right flattening): the
-  /// scan `MeasureScanTests` measures within its accuracy targets.
+  /// A 36-frame 480×360 orbit of a plagiocephalic head (CI 84, CVAI 6, right flattening): small,
+  /// so the reconstruction the tests share takes seconds.
   private static func make() async throws -> AnnotationFixture {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("headscan-annotate-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     scratchFolder = folder
     atexit { if let folder = scratchFolder { try? FileManager.default.removeItem(atPath: folder) } }
     var options = SimulationOptions()
-    options.frames = 48
+    options.frames = 36
+    options.width = 480
+    options.height = 360
     options.seed = 8
     options.head = .init(cranialIndex: 84, cvai: 6, flattenedSide: .right)
     let scanPath = folder + "/scan.rgbdscan"

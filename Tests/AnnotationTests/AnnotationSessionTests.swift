@@ -27,10 +27,11 @@ struct AnnotationSessionTests {
       let lifted = try #require(lift.point)
       #expect((lifted - point).length < 0.002, "\(name): \((lifted - point).length * 1000) mm")
     }
-    // Behind the camera or outside every image: no projection, no view.
-    let far = SIMD3<Double>(10, 10, 10)
-    #expect(session.frames.allSatisfy { session.projection(of: far, inFrame: $0.frame, depth: nil) == nil })
-    #expect(try session.bestView(of: far) == nil)
+    // Behind a frame's camera: no projection in that frame.
+    for status in session.frames where status.registered {
+      let pose = try #require(session.reconstruction.frames[status.frame].worldFromCamera)
+      #expect(session.projection(of: pose.apply(SIMD3(0, 0, -0.1)), inFrame: status.frame, depth: nil) == nil)
+    }
   }
 
   @Test func liftWarnsAboutFramesWithoutPoseOrPixelsWithoutDepth() async throws {
