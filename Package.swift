@@ -134,7 +134,7 @@ let package = Package(
       ]),
     .testTarget(
       name: "AnnotationTests",
-      dependencies: ["Annotation", "HeadScan", "ScanSimulator", "_TestSupport", .product(name: "Hummingbird", package: "hummingbird")]),
+      dependencies: ["Annotation", "HeadScan", "ScanSimulator", "headscan", "_TestSupport"]),
     .testTarget(name: "HeadScanSupportTests", dependencies: ["_HeadScanSupport", "PointCloud", "_TestSupport"]),
     .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "MeasureExample", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],
