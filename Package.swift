@@ -25,11 +25,15 @@ let package = Package(
     .library(name: "ReportPages", targets: ["ReportPages"]),
     .library(name: "HeadScan", targets: ["HeadScan"]),
     .library(name: "HeadMesh", targets: ["HeadMesh"]),
+    .library(name: "Annotation", targets: ["Annotation"]),
     .library(name: "LZFSE", targets: ["LZFSE"]),  // for the Fuzz/ and Benchmarks/ packages
     .executable(name: "headscan", targets: ["headscan"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    // The local annotation page's server (`headscan annotate`), bound to the loopback only.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: [
     // Library modules.
@@ -57,6 +61,15 @@ let package = Package(
       name: "ScanSimulator",
       dependencies: ["ScanIO", "ArucoBridge", "CVAI", "Landmarks", "PointCloud", "_HeadScanSupport"]),
 
+    // The annotation page: a loopback-only web server over one scan and its reconstruction.
+    .target(
+      name: "Annotation",
+      dependencies: [
+        "HeadScan", "_HeadScanSupport", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      resources: [.copy("Page")]),
+
     .target(
       name: "ScanEvaluation",
       dependencies: ["HeadScan", "ScanSimulator"]),
@@ -66,7 +79,7 @@ let package = Package(
       name: "headscan",
       dependencies: [
         "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
-        "HeadScan", "HeadMesh", "ReportPages", "_HeadScanSupport",
+        "HeadScan", "HeadMesh", "ReportPages", "Annotation", "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -125,6 +138,9 @@ let package = Package(
         "Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_TestSupport",
       ]),
     .testTarget(name: "HeadMeshTests", dependencies: ["HeadMesh", "HeadScan", "ScanSimulator", "ScanEvaluation", "_TestSupport"]),
+    .testTarget(
+      name: "AnnotationTests",
+      dependencies: ["Annotation", "HeadScan", "ScanSimulator", "headscan", "_TestSupport"]),
     .testTarget(name: "HeadScanSupportTests", dependencies: ["_HeadScanSupport", "PointCloud", "_TestSupport"]),
     .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "MeasureExample", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],

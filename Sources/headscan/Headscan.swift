@@ -15,6 +15,7 @@ struct Headscan: ParsableCommand {
       Examples:
         headscan inspect fixtures/scans/orbit-small
         headscan simulate out/plagio.rgbdscan --cvai 8 --frames 300
+        headscan annotate out/plagio.rgbdscan
         headscan measure out/plagio.rgbdscan --json out/plagio.json --plots out/figures
         headscan batch scans --out reports
         headscan validate calliper.csv --reports reports --plots bland-altman
@@ -23,7 +24,7 @@ struct Headscan: ParsableCommand {
     version: headscanVersion,
     subcommands: [
       InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
-      BatchCommand.self, HistoryCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
+      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
     ])
 }
 

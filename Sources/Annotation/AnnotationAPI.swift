@@ -1,0 +1,171 @@
+import HeadScan
+
+/// The JSON the page and the server exchange (all under `/TOKEN/api/`). Points in the world
+/// frame are metres; pixels follow OpenCV's convention (contract §3).
+enum AnnotationAPI {
+  /// A landmark as the page holds it: a pixel of a frame, or a world point (contract §3 entry).
+  struct Entry: Codable, Sendable {
+    var name: String
+    var frame: Int?
+    var u: Double?
+    var v: Double?
+    var x: Double?
+    var y: Double?
+    var z: Double?
+
+    init(name: String, position: LandmarkFile.Position) {
+      self.name = name
+      switch position {
+      case .pixel(let frame, let u, let v): (self.frame, self.u, self.v) = (frame, u, v)
+      case .world(let p): (x, y, z) = (p.x, p.y, p.z)
+      }
+    }
+
+    /// The position, or `nil` when the entry is incomplete or not finite.
+    var position: LandmarkFile.Position? {
+      if let frame, let u, let v, frame >= 0, u.isFinite, v.isFinite { return .pixel(frame: frame, u: u, v: v) }
+      if let x, let y, let z, frame == nil, x.isFinite, y.isFinite, z.isFinite { return .world(SIMD3(x, y, z)) }
+      return nil
+    }
+  }
+
+  struct Landmarks: Codable, Sendable {
+    var landmarks: [Entry]
+
+    /// Name → position, each name known and given once.
+    /// - Throws: ``AnnotationError/badRequest(_:)``.
+    func positions() throws(AnnotationError) -> [String: LandmarkFile.Position] {
+      var positions: [String: LandmarkFile.Position] = [:]
+      for entry in landmarks {
+        guard LandmarkFile.names.contains(entry.name) else { throw .badRequest("unknown landmark '\(entry.name)'") }
+        guard positions[entry.name] == nil else { throw .badRequest("landmark '\(entry.name)' is given twice") }
+        guard let position = entry.position else {
+          throw .badRequest("landmark '\(entry.name)' needs frame, u and v (or x, y and z), finite")
+        }
+        positions[entry.name] = position
+      }
+      return positions
+    }
+
+    /// A complete file (contract §3).
+    /// - Throws: ``AnnotationError/badRequest(_:)`` naming a missing landmark.
+    func file() throws(AnnotationError) -> LandmarkFile {
+      let positions = try positions()
+      if let missing = LandmarkFile.names.first(where: { positions[$0] == nil }) {
+        throw .badRequest("landmark '\(missing)' is not placed yet")
+      }
+      return LandmarkFile(positions: positions)
+    }
+  }
+
+  struct Status: Codable, Sendable {
+    var state: String
+    var stage: String?
+    var done: Int?
+    var total: Int?
+    var error: String?
+  }
+
+  struct Proposal: Codable, Sendable {
+    var name: String
+    var point: [Double]
+    var confidence: Double
+  }
+
+  struct Scan: Codable, Sendable {
+    var scan: String
+    var landmarksPath: String
+    var width: Int
+    var height: Int
+    var frames: [FrameStatus]
+    var landmarks: [Entry]
+    var proposals: [Proposal]
+    var proposalProblem: String?
+    var markersDetected: Int
+    var framesRegistered: Int
+  }
+
+  struct Marker: Codable, Sendable {
+    var id: Int
+    var corners: [[Double]]
+    /// Overlap colour of the recorder app: `red` first seen in this frame, `green` seen before.
+    var state: String
+  }
+
+  struct ProjectedProposal: Codable, Sendable {
+    var name: String
+    var u: Double
+    var v: Double
+    var visible: Bool
+    var confidence: Double
+  }
+
+  struct Frame: Codable, Sendable {
+    var frame: Int
+    var registered: Bool
+    var rejection: String?
+    var markers: [Marker]
+    var proposals: [ProjectedProposal]
+  }
+
+  struct Transform: Codable, Sendable {
+    /// Row-major 3 × 3.
+    var rotation: [Double]
+    var translation: [Double]
+
+    init(_ t: RigidTransform) {
+      let r = t.rotation
+      rotation = [r.r0.x, r.r0.y, r.r0.z, r.r1.x, r.r1.y, r.r1.z, r.r2.x, r.r2.y, r.r2.z]
+      translation = [t.translation.x, t.translation.y, t.translation.z]
+    }
+  }
+
+  struct Cloud: Codable, Sendable {
+    /// x, y, z of each point, world, metres.
+    var points: [Float]
+    /// r, g, b of each point.
+    var colors: [UInt8]
+    var overviewFromWorld: Transform
+  }
+
+  struct Lift: Codable, Sendable {
+    var name: String
+    var point: [Double]?
+    var depthAtPixel: Bool
+    var registered: Bool
+    var warning: String?
+  }
+
+  struct Preview: Codable, Sendable {
+    var cvai: Double
+    var cva: Double
+    var diagonalA: Double
+    var diagonalB: Double
+    var ci: Double
+    var length: Double
+    var width: Double
+    var circumference: Double
+    var measurementLevel: Double
+    var severity: Int
+  }
+
+  struct Evaluation: Codable, Sendable {
+    var lifts: [Lift]
+    var preview: Preview?
+    var previewProblem: String?
+    var headFromWorld: Transform?
+  }
+
+  struct AcceptRequest: Codable, Sendable {
+    var name: String
+  }
+
+  struct Saved: Codable, Sendable {
+    var saved: String
+    var backup: String?
+  }
+
+  struct Problem: Codable, Sendable {
+    var error: String
+  }
+}

@@ -1,0 +1,9 @@
+import HeadScan
+
+/// What a ``LandmarkProposer`` gets: the scan and its reconstruction, as the page uses them.
+public struct AnnotationContext: Sendable {
+  /// The open scan.
+  public var scan: any ScanReader
+  /// The scan registered and fused once at start (world frame of contract §5, metres).
+  public var reconstruction: HeadReconstruction
+}

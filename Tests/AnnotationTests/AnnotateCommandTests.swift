@@ -1,0 +1,24 @@
+import Foundation
+import Testing
+import _TestSupport
+
+/// `headscan annotate` refuses bad options and inputs with one line naming the problem, before
+/// any reconstruction or listening.
+struct AnnotateCommandTests {
+  @Test func refusesNonLoopbackHostsBadPortsAndMissingScans() throws {
+    let cases: [([String], String)] = [
+      (["annotate", "fixtures/scans/orbit-small", "--host", "0.0.0.0"], "0.0.0.0: refusing to listen on a non-loopback address"),
+      (["annotate", "fixtures/scans/orbit-small", "--host", "192.168.1.10"], "192.168.1.10: refusing to listen on a non-loopback address"),
+      (["annotate", "fixtures/scans/orbit-small", "--port", "70000"], "--port 70000: not a port number"),
+      (["annotate", "fixtures/scans/no-such-scan.rgbdscan"], "no-such-scan.rgbdscan"),
+    ]
+    for (arguments, message) in cases {
+      let run = try Headscan.run(arguments)
+      #expect(run.status == 1, "\(arguments): \(run.stderr)")
+      #expect(run.stderr.hasPrefix("headscan: error: ") && run.stderr.contains(message) && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+      #expect(run.stdout.isEmpty, "\(arguments) printed an address: \(run.stdout)")
+    }
+    let help = try Headscan.run(["annotate", "--help"])
+    #expect(help.status == 0 && help.stdout.contains("Examples:") && help.stdout.contains("--landmarks") && help.stdout.contains("--port"))
+  }
+}
