@@ -11,7 +11,7 @@ public final class AnnotationSession: Sendable {
   /// The strip: one entry per frame.
   public let frames: [FrameStatus]
   /// Automatic proposals by landmark name (empty without a proposer).
-  public let proposals: [String: LandmarkProposal]
+  public let proposals: [String: GhostLandmark]
   /// Why the proposer gave nothing, if it failed.
   public let proposalProblem: String?
   /// A frame to draw the fused head in before the landmarks define one: the experimental
@@ -20,7 +20,7 @@ public final class AnnotationSession: Sendable {
   let detector: MarkerDetector
 
   init(
-    scan: any ScanReader, reconstruction: HeadReconstruction, frames: [FrameStatus], proposals: [String: LandmarkProposal],
+    scan: any ScanReader, reconstruction: HeadReconstruction, frames: [FrameStatus], proposals: [String: GhostLandmark],
     proposalProblem: String?, overviewFromWorld: RigidTransform, detector: MarkerDetector
   ) {
     self.scan = scan
@@ -50,7 +50,7 @@ public final class AnnotationSession: Sendable {
     } catch let error as ArucoError {
       throw MeasureScanError(path: scan.path, problem: error.description)
     }
-    var proposals: [String: LandmarkProposal] = [:]
+    var proposals: [String: GhostLandmark] = [:]
     var problem: String?
     if let proposer {
       do {

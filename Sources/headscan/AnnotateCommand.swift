@@ -13,7 +13,8 @@ struct AnnotateCommand: ParsableCommand {
       Reconstructs the scan once, then serves a page on 127.0.0.1 only, at an address with a
       random token printed here (every request must carry it). The page shows each frame with
       its markers, depth coverage and pose, places nasion, nose tip and both tragions by click,
-      lifts them to 3D, shows them on the fused head and previews CVAI. Save writes the landmarks
+      lifts them to 3D, shows them on the fused head and previews CVAI; the automatic landmarks
+      (measure --landmarks auto) are shown as ghost points to accept or move. Save writes the landmarks
       file (contract §3) atomically and keeps the previous one as .landmarks.json.bak; nothing
       else is written. Ctrl-C stops the server.
 
@@ -41,6 +42,13 @@ struct AnnotateCommand: ParsableCommand {
       var configuration = AnnotationServer.Configuration(scanPath: scan, landmarksPath: landmarks)
       configuration.host = host
       configuration.port = port
+      // The automatic landmarks, shown as ghost points to accept or move (whatever their
+      // confidence: the page shows it beside each).
+      configuration.proposer = { context in
+        let found = try detectLandmarks(cloud: context.reconstruction.cloud, markers: context.reconstruction.markers)
+        return Dictionary(
+          found.all.map { ($0.name, GhostLandmark(point: $0.position, confidence: $0.confidence)) }, uniquingKeysWith: { first, _ in first })
+      }
       let server = try AnnotationServer(configuration: configuration)
       let options = global
       let bars = ProgressBars(options)

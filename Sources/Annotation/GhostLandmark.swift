@@ -1,6 +1,6 @@
 /// An automatic guess for one landmark, shown on the page as a ghost point the user accepts
 /// or moves.
-public struct LandmarkProposal: Sendable, Hashable, Codable {
+public struct GhostLandmark: Sendable, Hashable, Codable {
   /// The proposed point in the scan's world frame (contract §5), metres.
   public var point: SIMD3<Double>
   /// How sure the proposer is, 0…1 (shown beside the ghost point).
@@ -15,4 +15,4 @@ public struct LandmarkProposal: Sendable, Hashable, Codable {
 /// Makes proposals from a finished reconstruction: landmark name (`LandmarkFile.names`) →
 /// proposal. Called once, after the reconstruction, off the server's threads; a name it leaves
 /// out has no ghost point, and an error only means no proposals (the page works without).
-public typealias LandmarkProposer = @Sendable (AnnotationContext) throws -> [String: LandmarkProposal]
+public typealias LandmarkProposer = @Sendable (AnnotationContext) throws -> [String: GhostLandmark]
