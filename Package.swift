@@ -28,10 +28,13 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
   ],
   targets: [
     // Library modules.
-    .target(name: "ScanIO", dependencies: ["_ImageCodec", "_HeadScanSupport"]),
+    .target(
+      name: "ScanIO",
+      dependencies: ["LZFSE", "_ImageCodec", "_HeadScanSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
     .target(name: "LZFSE"),

@@ -45,6 +45,8 @@ struct BatchCommand: ParsableCommand {
   @Flag(help: "Measure every scan again, even where the report is up to date.")
   var force = false
 
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
   @OptionGroup var global: GlobalOptions
 
   @OptionGroup(title: "On a Slurm cluster") var cluster: SlurmOptions
@@ -105,6 +107,7 @@ struct BatchCommand: ParsableCommand {
     var arguments = ["measure", item.path, "--json", report, "--frame", frame.rawValue, "--quiet"]
     if frame == .landmarks { arguments += ["--landmarks", item.landmarks] }
     if plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
+    arguments += input.arguments
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments

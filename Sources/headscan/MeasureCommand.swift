@@ -54,6 +54,8 @@ struct MeasureCommand: ParsableCommand {
   @Option(help: "Write SVG figures here: contour.svg (the ML contour with its chords), layers.svg, perimeter.svg.")
   var plots: String?
 
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -70,6 +72,7 @@ struct MeasureCommand: ParsableCommand {
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator
       options.contour = contour
+      options.scan = try input.openOptions()
       let reconstructionBars = stageProgress(global)
       let measured = try measureScan(at: scan, landmarks: source, options: options) { event in
         switch event {

@@ -38,6 +38,8 @@ struct ReconstructCommand: ParsableCommand {
   @Option(help: "Fusion: voxel-mean (points averaged per voxel, the default) or signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal).")
   var fusion: FusionMethod = .voxelMean
 
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -77,7 +79,7 @@ struct ReconstructCommand: ParsableCommand {
     try reportingErrors {
       for path in [output, json].compactMap({ $0 }) { try checkOutput(path, isNot: [scan]) }
       try AtomicFile.checkFolder(of: output)
-      let reader = try openScan(at: scan)
+      let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       var options = ReconstructionOptions.default
       options.fusion.voxelSize = voxel / 1000
