@@ -104,7 +104,12 @@ let package = Package(
 
     // Tests.
     .target(name: "_TestSupport", exclude: ["README.md"]),
-    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport"]),
+    .testTarget(
+      name: "ScanIOTests",
+      dependencies: [
+        "ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport",
+        .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+      ]),
     .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "PointCloud", "ScanIO", "_ArucoShim", "_TestSupport"]),
     .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),

@@ -46,20 +46,22 @@ final class Record3DArchive: @unchecked Sendable {
       throw .corruptEntry(path: path, entry: name, detail: "declares \(declared) bytes, more than the \(maximumSize) it can hold")
     }
     var data = Data(capacity: Int(declared))
+    let checksum: CRC32
     do {
-      try lock.withLock {
-        _ = try archive.extract(entry, bufferSize: max(1, min(Int(declared), 1 << 22))) { chunk in
+      checksum = try lock.withLock {
+        try archive.extract(entry, bufferSize: max(1, min(Int(declared), 1 << 22))) { chunk in
           guard data.count + chunk.count <= Int(declared) else { throw Archive.ArchiveError.invalidEntrySize }
           data.append(chunk)
         }
       }
-    } catch Archive.ArchiveError.invalidCRC32 {
-      throw .corruptEntry(path: path, entry: name, detail: "checksum mismatch (the entry's bytes are damaged)")
     } catch {
       throw .corruptEntry(path: path, entry: name, detail: "cannot read: \(error)")
     }
     guard data.count == Int(declared) else {
       throw .corruptEntry(path: path, entry: name, detail: "cut short: \(data.count) of \(declared) bytes (truncated file?)")
+    }
+    guard checksum == entry.checksum else {
+      throw .corruptEntry(path: path, entry: name, detail: "checksum mismatch (the entry's bytes are damaged)")
     }
     return data
   }

@@ -69,7 +69,7 @@ public struct Record3DMetadata: Sendable, Hashable {
     guard raw.K.count == 9, raw.K.allSatisfy(\.isFinite) else {
       throw .invalidValue(path: path, key: key("K"), detail: "expected 9 finite numbers (a column-major 3×3 matrix)")
     }
-    guard raw.K[2] == 0 || raw.K[5] == 0 || raw.K[8] == 1 else {
+    guard raw.K[2] == 0, raw.K[5] == 0, raw.K[8] == 1 else {
       throw .invalidValue(path: path, key: key("K"), detail: "not a column-major intrinsics matrix (last row must be 0, 0, 1)")
     }
     // Column-major: columns (fx, 0, 0), (skew, fy, 0), (cx, cy, 1).
