@@ -54,7 +54,10 @@ struct ConvertCommand: ParsableCommand {
       let sourceLandmarks = companionBase(of: scan) + ".landmarks.json"
       let targetLandmarks = companionBase(of: output) + ".landmarks.json"
       try checkOutput(output, isNot: [scan, sourceLandmarks])
-      try checkOutput(targetLandmarks, isNot: [scan, sourceLandmarks])
+      // NAME.r3d → NAME.rgbdscan in one folder: both share NAME.landmarks.json, nothing to copy.
+      let sharesLandmarks = Self.resolved(sourceLandmarks) == Self.resolved(targetLandmarks)
+      let copiesLandmarks = !sharesLandmarks && FileManager.default.fileExists(atPath: sourceLandmarks)
+      if copiesLandmarks { try checkOutput(targetLandmarks, isNot: [scan, sourceLandmarks]) }
       let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       guard reader.frameCount > 0 else { throw ScanIOError.noFrames(path: scan) }
@@ -86,11 +89,16 @@ struct ConvertCommand: ParsableCommand {
           options: global)
       }
       var wrote = "wrote \(output) (\(reader.frameCount) frames, \(toStream ? ".rgbdscan " + depthEncoding.rawValue : "TUM folder"))"
-      if FileManager.default.fileExists(atPath: sourceLandmarks) {
+      if copiesLandmarks {
         try AtomicFile.write(try ReadOnlyFile.contents(of: sourceLandmarks), to: targetLandmarks)
         wrote += ", " + targetLandmarks
       }
       print(wrote)
     }
+  }
+
+  /// `path` with `..` and symbolic links resolved, to compare two paths.
+  static func resolved(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
   }
 }

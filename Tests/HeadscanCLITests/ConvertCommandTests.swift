@@ -30,6 +30,12 @@ struct ConvertCommandTests {
       let landmarks = folder.appendingPathComponent("archive.landmarks.json").path
       #expect(try Data(contentsOf: URL(fileURLWithPath: landmarks)) == Data(contentsOf: URL(fileURLWithPath: folder.appendingPathComponent("phone.landmarks.json").path)))
 
+      // Beside the export under the same name: the landmarks are already shared.
+      let sameName = folder.appendingPathComponent("phone.rgbdscan").path
+      let beside = try Headscan.run(["convert", export, sameName, "--quiet"])
+      #expect(beside.status == 0, "\(beside.stderr)")
+      #expect(beside.stdout == "wrote \(sameName) (3 frames, .rgbdscan float32)\n")
+
       // Into a TUM folder: 16-bit depth, so within half a 0.2 mm step.
       let tum = folder.appendingPathComponent("archive-tum").path
       #expect(try Headscan.run(["convert", export, tum, "--quiet"]).status == 0)
