@@ -34,10 +34,13 @@ let package = Package(
     // The local annotation page's server (`headscan annotate`), bound to the loopback only.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
   ],
   targets: [
     // Library modules.
-    .target(name: "ScanIO", dependencies: ["_ImageCodec", "_HeadScanSupport"]),
+    .target(
+      name: "ScanIO",
+      dependencies: ["LZFSE", "_ImageCodec", "_HeadScanSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
     .target(name: "LZFSE"),
@@ -118,7 +121,12 @@ let package = Package(
 
     // Tests.
     .target(name: "_TestSupport", exclude: ["README.md"]),
-    .testTarget(name: "ScanIOTests", dependencies: ["ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport"]),
+    .testTarget(
+      name: "ScanIOTests",
+      dependencies: [
+        "ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport",
+        .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+      ]),
     .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "PointCloud", "ScanIO", "_ArucoShim", "_TestSupport"]),
     .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "_TestSupport"]),
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),

@@ -1,5 +1,6 @@
 import CVAI
 import Registration
+import ScanIO
 
 /// How ``measureScan(at:landmarks:options:progress:)`` measures.
 public struct MeasureOptions: Sendable, Hashable {
@@ -13,6 +14,9 @@ public struct MeasureOptions: Sendable, Hashable {
   public var contour = ContourMethod.binnedMedians
   /// Registration and fusion.
   public var reconstruction = ReconstructionOptions.default
+  /// How the scan is opened: the cap for formats that do not record it (default: the
+  /// sidecar `NAME.cap.json`), Record3D's confidence filter.
+  public var scan = ScanOpenOptions.default
 
   /// The defaults: longer diagonal, intervals, default reconstruction.
   public static let `default` = MeasureOptions()

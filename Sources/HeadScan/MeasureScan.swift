@@ -30,7 +30,7 @@ public func measureScan(
   progress: ((MeasureProgress) -> Void)? = nil
 ) throws -> ScanMeasurement {
   let landmarksFile = try landmarks.path(forScan: path).map { ($0, try LandmarkFile(path: $0)) }
-  let scan = try openScan(at: path)
+  let scan = try openScan(at: path, options: options.scan)
   for warning in scan.warnings { progress?(.warning(warning.description)) }
   if let (landmarksPath, file) = landmarksFile { try checkLandmarks(file, path: landmarksPath, scan: scan) }
   let reconstruction: HeadReconstruction

@@ -77,7 +77,7 @@ extension LiftedMarker {
       corners = zip(depthCorners, surface.depths).map { depth.intrinsics.unproject(u: $0.0.x, v: $0.0.y, depth: $0.1) }
       spread = surface.spread
     } else {
-      let radius = max(2, Int((Double(options.windowRadius) * Double(depth.width) / 640).rounded()))
+      let radius = max(2, Int((Double(options.windowRadius) * Double(max(depth.width, depth.height)) / 640).rounded()))
       for c in depthCorners {
         if let z = Self.cornerDepth(depth, u: c.x, v: c.y, radius: radius, minimumSamples: options.minimumSamples) {
           corners.append(depth.intrinsics.unproject(u: c.x, v: c.y, depth: z))

@@ -17,6 +17,7 @@ public struct ScanContext: Sendable, Hashable {
   }
 
   /// How much larger lengths in pixels are at 640 px width than in this image (at least 1):
-  /// limits given at 640 px width are multiplied by it for smaller images.
-  var widthScale: Double { max(1, 640 / Double(max(1, colour.width))) }
+  /// limits given at 640 px width are multiplied by it for smaller images. "Width" is the
+  /// longer side, so a portrait 480×640 frame (Record3D) counts as full resolution.
+  var widthScale: Double { max(1, 640 / Double(max(1, colour.width, colour.height))) }
 }

@@ -15,6 +15,12 @@ public enum ImageFiles {
   /// - Throws: ``ScanIOError/unreadableImage(path:detail:)`` naming the file.
   public static func readColor(at path: String) throws(ScanIOError) -> BGRA {
     let data = try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: path) }
+    return try decodeColor(data, path: path)
+  }
+
+  /// Decodes the bytes of an 8-bit PNG or JPEG file (e.g. an archive entry) to BGRA;
+  /// errors name `path`.
+  public static func decodeColor(_ data: Data, path: String) throws(ScanIOError) -> BGRA {
     let (width, height) = try probe(data, path: path)
     let pixels = try decode(data, path: path, format: HSI_BGRA8, count: width * height * 4)
     return BGRA(width: width, height: height, bytes: pixels)

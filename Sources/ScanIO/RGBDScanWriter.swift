@@ -38,7 +38,7 @@ public final class RGBDScanWriter {
     self.buffer = [UInt8](repeating: 0, count: layout.frameSize(for: header))
     descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
-    let json = header.jsonData(stream: layout, depthScale: nil)
+    let json = try header.jsonData(stream: layout, depthScale: nil, path: path)
     var preamble = RGBDScanReader.magic
     withUnsafeBytes(of: RGBDScanReader.version.littleEndian) { preamble += $0 }
     withUnsafeBytes(of: UInt32(json.count).littleEndian) { preamble += $0 }

@@ -20,7 +20,7 @@ public struct ScanFormat: Sendable, CustomStringConvertible {
   /// Whether scans of this format are folders.
   public let isFolder: Bool
   private let detectContent: @Sendable (String) -> Bool
-  private let openReader: @Sendable (String) throws(ScanIOError) -> any ScanReader
+  private let openReader: @Sendable (String, ScanOpenOptions) throws(ScanIOError) -> any ScanReader
   private let describeDepth: @Sendable (any ScanReader) -> String
 
   /// A format.
@@ -36,13 +36,29 @@ public struct ScanFormat: Sendable, CustomStringConvertible {
     open: @escaping @Sendable (String) throws(ScanIOError) -> any ScanReader,
     depthStorage: @escaping @Sendable (any ScanReader) -> String
   ) {
+    self.init(
+      name: name, title: title, summary: summary, fileExtension: fileExtension, isFolder: isFolder, detect: detect,
+      openWithOptions: { (path: String, _: ScanOpenOptions) throws(ScanIOError) -> any ScanReader in try open(path) },
+      depthStorage: depthStorage)
+  }
+
+  /// A format whose reader takes ``ScanOpenOptions`` (a cap it does not record, a filter).
+  /// - Parameters:
+  ///   - openWithOptions: opens a scan of this format with the caller's options.
+  ///   - others: as ``init(name:title:summary:fileExtension:isFolder:detect:open:depthStorage:)``.
+  public init(
+    name: String, title: String, summary: String, fileExtension: String?, isFolder: Bool,
+    detect: @escaping @Sendable (String) -> Bool,
+    openWithOptions: @escaping @Sendable (String, ScanOpenOptions) throws(ScanIOError) -> any ScanReader,
+    depthStorage: @escaping @Sendable (any ScanReader) -> String
+  ) {
     self.name = name
     self.title = title
     self.summary = summary
     self.fileExtension = fileExtension
     self.isFolder = isFolder
     self.detectContent = detect
-    self.openReader = open
+    self.openReader = openWithOptions
     self.describeDepth = depthStorage
   }
 
@@ -59,9 +75,11 @@ public struct ScanFormat: Sendable, CustomStringConvertible {
   }
 
   /// Opens a scan of this format.
+  /// - Parameter options: the cap for formats that do not record it, filters (default: cap
+  ///   from the sidecar `NAME.cap.json`).
   /// - Throws: ``ScanIOError`` naming the file and the problem.
-  public func open(_ path: String) throws(ScanIOError) -> any ScanReader {
-    try openReader(path)
+  public func open(_ path: String, options: ScanOpenOptions = .default) throws(ScanIOError) -> any ScanReader {
+    try openReader(path, options)
   }
 
   /// How `reader` (a scan of this format) stores depth, for people.

@@ -4,6 +4,7 @@ public enum ScanFormats {
   public static let registered: [ScanFormat] = [
     .rgbdStream,
     .tumFolder,
+    .record3D,
   ]
 
   /// The registered format that recognises `path`: by content first, then by file name

@@ -111,7 +111,9 @@ extension ScanHeader {
 
   /// The header as JSON (sorted keys): a stream header with `stream`'s encodings, or a TUM
   /// folder's `camera.json` with `depthScale`.
-  func jsonData(stream: RGBDStreamLayout?, depthScale: Double?) -> Data {
+  /// - Throws: ``ScanIOError/cannotWrite(path:reason:)`` naming `path` (the file being
+  ///   written) when a value cannot be written as JSON (a non-finite number).
+  func jsonData(stream: RGBDStreamLayout?, depthScale: Double?, path: String) throws(ScanIOError) -> Data {
     let raw = ScanHeaderJSON(
       depth: .init(width: depthWidth, height: depthHeight, encoding: stream?.depthEncoding.rawValue),
       color: .init(width: colorWidth, height: colorHeight, encoding: stream.map { _ in RGBDStreamLayout.colorEncoding }),
@@ -119,10 +121,19 @@ extension ScanHeader {
       markers: .init(dictionary: markers.dictionary, sideLength: markers.sideLength),
       cap: capMarkerCount.map { .init(markerCount: $0) }, recordedAt: recordedAt, patientID: patientID,
       depthScale: depthScale)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    // Encoding plain structs of numbers and strings cannot fail.
-    return try! encoder.encode(raw)
+    return try encodeJSON(raw, path: path)
+  }
+}
+
+/// Encodes a value as JSON with sorted keys; a value JSON cannot hold (NaN, ±∞) becomes
+/// ``ScanIOError/cannotWrite(path:reason:)`` naming `path`, never a trap.
+func encodeJSON<T: Encodable>(_ value: T, path: String) throws(ScanIOError) -> Data {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.sortedKeys]
+  do {
+    return try encoder.encode(value)
+  } catch {
+    throw .cannotWrite(path: path, reason: "cannot encode JSON: \(error)")
   }
 }
 

@@ -33,6 +33,15 @@ public enum ScanIOError: Error, Sendable, Equatable, CustomStringConvertible {
   case cannotWrite(path: String, reason: String)
   /// A landmarks file whose entries are missing, repeated, unknown or incomplete.
   case invalidLandmarks(path: String, detail: String)
+  /// An entry of an archive (e.g. `rgbd/12.depth` of a Record3D `.r3d`) that is missing,
+  /// truncated or does not decode; `entry` is its name inside the archive.
+  case corruptEntry(path: String, entry: String, detail: String)
+  /// A scan whose format does not record the cap's markers, with no sidecar beside it and
+  /// no cap given; `sidecar` is where the sidecar was looked for.
+  case missingCap(path: String, sidecar: String)
+  /// A scan laid out in a way this library does not read (e.g. a Record3D export whose
+  /// colour is one `rgbd.mp4` video).
+  case unsupportedContent(path: String, detail: String)
 
   /// The file or folder concerned.
   public var path: String {
@@ -40,7 +49,8 @@ public enum ScanIOError: Error, Sendable, Equatable, CustomStringConvertible {
     case .cannotOpen(let path, _), .badMagic(let path), .unsupportedVersion(let path, _), .headerPastEnd(let path, _, _),
       .invalidJSON(let path, _), .missingKey(let path, _), .invalidValue(let path, _, _), .sizeMismatch(let path, _),
       .noFrames(let path), .frameOutOfRange(let path, _, _), .unreadableImage(let path, _), .missingFile(let path),
-      .invalidIndexLine(let path, _, _), .cannotWrite(let path, _), .invalidLandmarks(let path, _):
+      .invalidIndexLine(let path, _, _), .cannotWrite(let path, _), .invalidLandmarks(let path, _),
+      .corruptEntry(let path, _, _), .missingCap(let path, _), .unsupportedContent(let path, _):
       return path
     }
   }
@@ -64,6 +74,11 @@ public enum ScanIOError: Error, Sendable, Equatable, CustomStringConvertible {
     case .invalidIndexLine(_, let line, let detail): return "line \(line): \(detail)"
     case .cannotWrite(_, let reason): return "cannot write: \(reason)"
     case .invalidLandmarks(_, let detail): return detail
+    case .corruptEntry(_, let entry, let detail): return "entry '\(entry)': \(detail)"
+    case .missingCap(_, let sidecar):
+      return "this format does not record the cap's markers: write \(sidecar) beside the scan "
+        + "({\"markers\": {\"dictionary\": \"DICT_4X4_50\", \"sideLength\": 0.016}, \"cap\": {\"markerCount\": 40}}) or pass --cap FILE"
+    case .unsupportedContent(_, let detail): return detail
     }
   }
 

@@ -52,11 +52,14 @@ public struct ScanFrameIterator {
 }
 
 /// Opens a scan in any registered format (``ScanFormats/registered``): a `.rgbdscan` stream
-/// file or a TUM-style folder.
+/// file, a TUM-style folder or a Record3D `.r3d` export.
 ///
-/// - Parameter path: a file or a folder; its format is recognised by content (a file that no
-///   format recognises is read as a stream, whatever its extension, and fails as one).
+/// - Parameters:
+///   - path: a file or a folder; its format is recognised by content (a file that no
+///     format recognises is read as a stream, whatever its extension, and fails as one).
+///   - options: the cap for formats that do not record it (default: the sidecar
+///     `NAME.cap.json` beside the scan), Record3D's confidence filter.
 /// - Throws: ``ScanIOError`` naming the file and the problem.
-public func openScan(at path: String) throws(ScanIOError) -> any ScanReader {
-  try ScanFormats.format(of: path).open(path)
+public func openScan(at path: String, options: ScanOpenOptions = .default) throws(ScanIOError) -> any ScanReader {
+  try ScanFormats.format(of: path).open(path, options: options)
 }

@@ -79,10 +79,11 @@ public final class TUMFolderWriter {
   /// Writes the index files and `camera.json`, then renames the folder into place.
   public func finish() throws(ScanIOError) {
     precondition(!finished, "finish() called twice")
+    let camera = try header.jsonData(stream: nil, depthScale: depthScale, path: path + "/camera.json")
     do {
       try colourIndex.write(toFile: temporaryPath + "/rgb.txt", atomically: false, encoding: .utf8)
       try depthIndex.write(toFile: temporaryPath + "/depth.txt", atomically: false, encoding: .utf8)
-      try header.jsonData(stream: nil, depthScale: depthScale).write(to: URL(fileURLWithPath: temporaryPath + "/camera.json"))
+      try camera.write(to: URL(fileURLWithPath: temporaryPath + "/camera.json"))
     } catch {
       throw .cannotWrite(path: path, reason: (error as NSError).localizedDescription)
     }

@@ -48,6 +48,9 @@ public struct SimulationOptions: Sendable, Hashable {
   /// Relative error of the header's intrinsics: the stated fx and fy are the true ones
   /// × (1 + focalError); the truth keeps the true ones.
   public var focalError: Double = 0
+  /// Record3D output only: also write `rgbd/<i>.conf` confidence maps (2 where there is
+  /// depth, 0 where not). Front-camera exports have none, hence off by default.
+  public var record3DConfidence = false
   /// The preset these options started from (recorded in the truth).
   public var preset: SimulationPreset = .default
   /// Seed of every random choice (marker layout, tremor, noise).
@@ -77,6 +80,9 @@ public enum SimulationFormat: String, Sendable, CaseIterable {
   case tum
   /// A TUM-style folder with JPEG colour (quality 92): about a tenth of the size.
   case tumJPEG = "tum-jpeg"
+  /// A Record3D `.r3d` export: portrait frames (turned 90° clockwise, ``PortraitRecord3D``),
+  /// JPEG colour (quality 92), LZFSE depth, and a `NAME.cap.json` sidecar for the cap.
+  case record3D = "r3d"
 }
 
 /// The ground truth of a simulated scan: measures, landmarks, marker and camera poses.
@@ -149,6 +155,8 @@ public struct SimulationResult: Sendable {
   public var landmarksPath: String
   /// `<scan>.truth.json` beside it.
   public var truthPath: String
+  /// `<scan>.cap.json` beside it, for formats that do not record the cap (Record3D).
+  public var capPath: String?
   public var truth: SimulationTruth
 }
 
@@ -212,6 +220,10 @@ public func simulateScan(
     let writer = try TUMFolderWriter(path: path, header: header, colorFormat: format == .tum ? .png : .jpeg(quality: 92))
     append = { try writer.append(timestamp: $0, depthMetres: $1, colorBGRA: $2) }
     finish = { try writer.finish() }
+  case .record3D:
+    let writer = try PortraitRecord3D(path: path, landscape: header, writesConfidence: options.record3DConfidence)
+    append = { try writer.append(timestamp: $0, depthMetres: $1, colorBGRA: $2) }
+    finish = { try writer.finish() }
   }
 
   var phaseRandom = SeededGenerator(seed: options.seed ^ 0x7A7E)
@@ -258,7 +270,7 @@ public func simulateScan(
   }
   let worldFromHead = markers.min { $0.id < $1.id }.map { $0.headFromMarker.inverse } ?? .identity
   let landmarks = head.landmarks
-  let truth = SimulationTruth(
+  var truth = SimulationTruth(
     measures: head.truth(), parameters: options.head,
     landmarks: HeadLandmarks(
       nasion: clinicalFromModel.apply(landmarks.nasion), noseTip: clinicalFromModel.apply(landmarks.noseTip),
@@ -288,12 +300,22 @@ public func simulateScan(
   let base = companionBase(of: path)
   let landmarksPath = base + ".landmarks.json"
   let truthPath = base + ".truth.json"
+  var capPath: String?
+  if format == .record3D {
+    positions = PortraitRecord3D.portraitLandmarks(positions, landscapeHeight: options.height)
+    truth = PortraitRecord3D.portraitTruth(truth)
+    let cap = ScanCap(markers: header.markers, markerCount: header.capMarkerCount)
+    let sidecar = ScanCap.sidecarPath(forScan: path)
+    let json = try cap.jsonData(path: sidecar)
+    try scanIO { () throws(FileAccessError) in try AtomicFile.write(json, to: sidecar) }
+    capPath = sidecar
+  }
   try scanIO { () throws(FileAccessError) in try AtomicFile.write(LandmarkFile(positions: positions).jsonData(), to: landmarksPath) }
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
   let truthJSON = try encoder.encode(truth)
   try scanIO { () throws(FileAccessError) in try AtomicFile.write(truthJSON, to: truthPath) }
-  return SimulationResult(scanPath: path, landmarksPath: landmarksPath, truthPath: truthPath, truth: truth)
+  return SimulationResult(scanPath: path, landmarksPath: landmarksPath, truthPath: truthPath, capPath: capPath, truth: truth)
 }
 
 /// Each blurred frame's motion blur (pixels of this scan's images, degrees): the

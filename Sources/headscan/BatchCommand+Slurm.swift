@@ -44,7 +44,9 @@ extension BatchCommand {
 
   /// Whether `OUT/NAME.json` is newer than the scan and, when the frame comes from them, its landmarks.
   func isUpToDate(_ item: Item, frame: HeadFrameSource, in out: String) -> Bool {
-    let inputs = frame == .landmarks ? [item.path, item.landmarks] : [item.path]
+    let sidecar = ScanCap.sidecarPath(forScan: item.path)
+    let capFile = input.cap ?? (FileManager.default.fileExists(atPath: sidecar) ? sidecar : nil)
+    let inputs = (frame == .landmarks ? [item.path, item.landmarks] : [item.path]) + [capFile].compactMap { $0 }
     guard let reportDate = Self.modified(out + "/" + item.name + ".json") else { return false }
     return inputs.allSatisfy { (Self.modified($0) ?? .distantFuture) < reportDate }
   }
@@ -65,6 +67,7 @@ extension BatchCommand {
     if html { arguments.append("--html") }
     if force { arguments.append("--force") }
     if global.verbose { arguments.append("--verbose") }
+    arguments += input.arguments
     let submission = try SlurmSubmission.write(
       pending, from: scans, into: SlurmSubmission.folder(of: out), frame: frame, batchArguments: arguments, options: cluster)
     let tasks = submission.tasks.count

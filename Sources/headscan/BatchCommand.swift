@@ -61,6 +61,8 @@ struct BatchCommand: ParsableCommand {
   @Flag(help: "Measure every scan again, even where the report is up to date.")
   var force = false
 
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
   @OptionGroup var global: GlobalOptions
 
   @OptionGroup(title: "On a Slurm cluster") var cluster: SlurmOptions
@@ -134,6 +136,7 @@ struct BatchCommand: ParsableCommand {
     if plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
     if focalLength != .stated { arguments += ["--focal-length", focalLength.argument] }
     if html { arguments += ["--html", page] }
+    arguments += input.arguments
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments

@@ -208,3 +208,28 @@ func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?) -> [String] {
   if let used { lines.append(String(format: "focal       depth lifted with %.1f px (--focal-length)", used)) }
   return lines
 }
+/// Options of every command that reads scans: the cap for formats that do not record it
+/// (contract §8) and Record3D's depth-confidence filter.
+struct ScanInputOptions: ParsableArguments {
+  @Option(help: ArgumentHelp(
+    "The cap's markers for scans that do not record them (a Record3D .r3d): a JSON file like NAME.cap.json. Default: NAME.cap.json beside the scan.",
+    valueName: "file"))
+  var cap: String?
+
+  @Option(help: "Record3D only: keep depth of at least this confidence (0 low, 1 medium, 2 high; frames without a confidence map keep all).")
+  var minConfidence: UInt8 = 1
+
+  func validate() throws {
+    guard minConfidence <= 2 else { throw ValidationError("--min-confidence must be 0, 1 or 2") }
+  }
+
+  /// The options to open scans with; reads and checks `--cap`'s file.
+  func openOptions() throws -> ScanOpenOptions {
+    ScanOpenOptions(cap: try cap.map { try ScanCap(contentsOf: $0) }, minimumConfidence: minConfidence)
+  }
+
+  /// The command-line arguments that give the same options to a child `headscan` process.
+  var arguments: [String] {
+    (cap.map { ["--cap", $0] } ?? []) + (minConfidence == 1 ? [] : ["--min-confidence", String(minConfidence)])
+  }
+}

@@ -57,6 +57,8 @@ struct EvaluateCommand: ParsableCommand {
     if measure && noFusion { throw ValidationError("--measure needs the fused cloud: drop --no-fusion") }
   }
 
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
   @OptionGroup var global: GlobalOptions
 
   func run() throws {
@@ -68,10 +70,11 @@ struct EvaluateCommand: ParsableCommand {
       options.fuse = !noFusion
       options.fusion.method = fusion
       options.focalLength = focalLength
+      let openOptions = try input.openOptions()
       var entries: [Entry] = []
       for path in scans {
         let truth = try RegistrationAccuracy.truth(beside: path)
-        let reader = try openScan(at: path)
+        let reader = try openScan(at: path, options: openOptions)
         let result = try naming(path) { try reconstructHead(reader, options: options) }
         let accuracy = RegistrationAccuracy(result: result, truth: truth)
         print(String(format: "%@: %@; corner RMS %.2f mm", path, accuracy.description, result.cornerRMS * 1000))

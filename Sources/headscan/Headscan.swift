@@ -8,7 +8,8 @@ struct Headscan: ParsableCommand {
     commandName: "headscan",
     abstract: "Infant head shape (CVAI, CI, circumference) from depth-camera scans of an ArUco cap.",
     discussion: """
-      Scans are .rgbdscan recorder files or TUM-style folders (see docs/formats.md).
+      Scans are .rgbdscan recorder files, TUM-style folders or Record3D .r3d exports (with
+      the cap in NAME.cap.json or --cap; see docs/formats.md).
       Exit codes: 0 success, 1 bad input or failed processing (one line on stderr
       names the file and the problem; batch: some scans failed), 64 bad command line.
 
@@ -24,7 +25,7 @@ struct Headscan: ParsableCommand {
     version: headscanVersion,
     subcommands: [
       InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
-      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
+      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, ConvertCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
     ])
 }
 

@@ -40,6 +40,8 @@ struct InspectCommand: ParsableCommand {
   @Option(help: "With --overlap: when progress is announced, as in the recorder app: quarter (25/50/75/100 %), half (50/100 %) or completion (100 % only).")
   var milestones: MilestoneChoice = .quarter
 
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -86,7 +88,7 @@ struct InspectCommand: ParsableCommand {
     try reportingErrors {
       for output in [json, snapshot].compactMap({ $0 }) { try checkOutput(output, isNot: [scan]) }
       let format = try ScanFormats.format(of: scan)
-      let reader = try format.open(scan)
+      let reader = try format.open(scan, options: try input.openOptions())
       let h = reader.header
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       let indices = Array(Swift.stride(from: 0, to: reader.frameCount, by: stride))

@@ -31,6 +31,8 @@ struct MarkersCommand: ParsableCommand {
   @Option(help: "Corner refinement: none (OpenCV's default), subpixel, contour, apriltag.")
   var refine: CornerRefinement = .none
 
+  @OptionGroup(title: "Scan input") var scanInput: ScanInputOptions
+
   @OptionGroup var global: GlobalOptions
 
   struct Report: Encodable {
@@ -58,7 +60,7 @@ struct MarkersCommand: ParsableCommand {
         let markers = try detector.detect(bgra: image.bytes, width: image.width, height: image.height)
         report = Report(input: input, dictionary: name, frames: [.init(frame: 0, markers: markers)])
       case .scan:
-        let scan = try openScan(at: input)
+        let scan = try openScan(at: input, options: try scanInput.openOptions())
         for warning in scan.warnings { printWarning(warning.description, options: global) }
         guard scan.frameCount > 0 else { throw ScanIOError.noFrames(path: input) }
         let name = dictionary ?? scan.header.markers.dictionary

@@ -62,6 +62,7 @@ struct MeasureCommand: ParsableCommand {
 
   @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
   var focalLength: FocalLengthChoice = .stated
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
 
   @OptionGroup var global: GlobalOptions
 
@@ -81,6 +82,7 @@ struct MeasureCommand: ParsableCommand {
       options.denominator = cvaiDenominator
       options.contour = contour
       options.reconstruction.focalLength = focalLength
+      options.scan = try input.openOptions()
       let reconstructionBars = stageProgress(global)
       let measured = try measureScan(at: scan, landmarks: source, options: options) { event in
         switch event {

@@ -69,6 +69,8 @@ struct ReconstructCommand: ParsableCommand {
   @Flag(help: "Write the mesh in millimetres instead of metres.")
   var millimetres = false
 
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -144,7 +146,7 @@ struct ReconstructCommand: ParsableCommand {
       for path in [output, json, mesh].compactMap({ $0 }) { try checkOutput(path, isNot: [scan]) }
       try AtomicFile.checkFolder(of: output)
       if let mesh { try AtomicFile.checkFolder(of: mesh) }
-      let reader = try openScan(at: scan)
+      let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       // The landmarks are read and checked before the long work starts.
       let landmarksPath = headFrame ? (landmarks ?? LandmarkSource.besideScan.path(forScan: scan)) : nil

@@ -9,7 +9,8 @@ struct SimulateCommand: ParsableCommand {
     commandName: "simulate",
     abstract: "Render a synthetic scan of an infant head wearing an ArUco cap, with landmarks and truth.",
     discussion: """
-      Writes the scan (a .rgbdscan file, or a TUM folder for any other name), and beside it
+      Writes the scan (a .rgbdscan file, a Record3D .r3d export, or a TUM folder for any other
+      name), and beside it
       NAME.landmarks.json (contract §3) and NAME.truth.json (exact measures, marker and camera
       poses, and the conditions rendered under). The same options and seed give the same bytes.
 
@@ -23,10 +24,11 @@ struct SimulateCommand: ParsableCommand {
         headscan simulate out/normal.rgbdscan
         headscan simulate out/plagio.rgbdscan --cvai 9 --side left --frames 600 --seed 7
         headscan simulate out/small-tum --size 320x240 --frames 40 --format tum
+        headscan simulate out/phone.r3d --frames 120      (portrait, with out/phone.cap.json)
         headscan simulate out/real.rgbdscan --preset realistic --cvai 9 --focal-error 0.06
       """)
 
-  @Argument(help: "The scan to write: NAME.rgbdscan or a folder NAME.")
+  @Argument(help: "The scan to write: NAME.rgbdscan, NAME.r3d or a folder NAME.")
   var output: String
 
   @Option(help: "Conditions to start from: default or realistic.") var preset: SimulationPreset = .default
@@ -71,7 +73,9 @@ struct SimulateCommand: ParsableCommand {
   @Option(help: "Colour noise σ, grey levels.") var colourNoise: Double = 1.5
   @Option(help: "Depth encoding of a stream: float32, float16, disparity32, disparity16.")
   var depthEncoding: RGBDStreamLayout.DepthEncoding = .float32
-  @Option(help: "Output format: stream, tum or tum-jpeg (default from the name: stream for .rgbdscan).") var format: SimulationFormat?
+  @Option(help: "Output format: stream, tum, tum-jpeg or r3d (default from the name: stream for .rgbdscan, r3d for .r3d, else tum).")
+  var format: SimulationFormat?
+  @Flag(help: "r3d only: also write confidence maps (rgbd/<i>.conf: 2 where there is depth, 0 where not).") var r3dConfidence = false
   @Option(name: .customLong("lose-marker"), help: "A sticker that falls off, as ID@FRAME (repeatable).")
   var lostMarkers: [String] = []
   @Option(name: .customLong("shake"), help: "A frame blurred by a jerk of the phone, as FRAME or FRAME:PIXELS (horizontal motion blur at 640 px; default 9; repeatable).")
@@ -195,11 +199,13 @@ struct SimulateCommand: ParsableCommand {
       options.shakenFrames = Dictionary(shakenFrames.compactMap(parseShake), uniquingKeysWith: max)
       options.seed = seed
       (options.patientID, options.recordedAt) = (patientId, recordedAt)
-      let chosen = format ?? (output.hasSuffix(".rgbdscan") ? .stream : .tum)
+      options.record3DConfidence = r3dConfidence
+      let chosen = format ?? (output.hasSuffix(".rgbdscan") ? .stream : output.hasSuffix(".r3d") ? .record3D : .tum)
       let progress = ProgressReporter("rendering", total: options.frames, options: global)
       let result = try naming(output) { try simulateScan(options, to: output, format: chosen) { done, _ in progress.update(done) } }
       let m = result.truth.measures
-      print("wrote \(result.scanPath) (\(options.frames) frames), \(result.landmarksPath), \(result.truthPath)")
+      let cap = result.capPath.map { ", " + $0 } ?? ""
+      print("wrote \(result.scanPath) (\(options.frames) frames), \(result.landmarksPath), \(result.truthPath)\(cap)")
       print(String(
         format: "truth: CVAI %.2f %%  CVA %.2f mm  A %.2f  B %.2f  length %.2f  width %.2f  CI %.2f  circumference %.1f mm  ML %.1f mm  severity %d",
         m.cvai, m.cva, m.diagonalA, m.diagonalB, m.length, m.width, m.ci, m.circumference, m.measurementLevel, m.severity))

@@ -71,7 +71,7 @@ struct MarkersCommandTests {
   @Test func helpListsEveryCommandWithExamples() throws {
     let run = try Headscan.run(["--help"])
     #expect(run.status == 0)
-    let commands = ["inspect", "markers", "reconstruct", "measure", "validate", "batch", "simulate", "simulate-calliper", "evaluate"]
+    let commands = ["inspect", "markers", "reconstruct", "measure", "validate", "batch", "convert", "simulate", "simulate-calliper", "evaluate"]
     for command in commands {
       #expect(run.stdout.contains(command))
       let help = try Headscan.run([command, "--help"])

@@ -8,7 +8,7 @@ import _TestSupport
 struct ScanFormatsTests {
   @Test func theRegistryListsEachFormatOnceByName() {
     let names = ScanFormats.registered.map(\.name)
-    #expect(names == ["rgbdscan", "tum"])
+    #expect(names == ["rgbdscan", "tum", "r3d"])
     #expect(ScanFormats.named("tum")?.title == "TUM folder")
     #expect(ScanFormats.named("rgbdscan")?.title == ".rgbdscan v1")
     #expect(ScanFormats.named("ply") == nil)

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import ScanIO
+import _HeadScanSupport
+
+/// `headscan convert SCAN OUT`: any scan format read into a `.rgbdscan` stream or a TUM folder.
+struct ConvertCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "convert",
+    abstract: "Convert a scan (any format read) into a .rgbdscan stream or a TUM-style folder.",
+    discussion: """
+      OUT's name chooses the format: NAME.rgbdscan writes a stream (contract §1), any other
+      name a TUM folder (contract §2: 16-bit PNG depth at 5000 units a metre, colour as PNG or
+      JPEG). Frames are read, converted and written one at a time, so memory stays flat; OUT
+      appears only when complete. The header keeps the scan's camera, sizes, fps and cap (for a
+      Record3D export the cap from its NAME.cap.json or --cap, so the result needs no sidecar).
+      NAME.landmarks.json beside SCAN is copied beside OUT: frames keep their indices and pixels.
+
+      Examples:
+        headscan convert phone.r3d phone.rgbdscan
+        headscan convert phone.r3d phone-tum --color-format jpeg
+        headscan convert scan.rgbdscan scan-tum
+      """)
+
+  /// How a TUM folder stores colour.
+  enum ColorFormat: String, ExpressibleByArgument, CaseIterable {
+    case png, jpeg
+  }
+
+  @Argument(help: "The scan to read: a .rgbdscan file, a TUM-style folder or a Record3D .r3d export.")
+  var scan: String
+
+  @Argument(help: "What to write: NAME.rgbdscan, or a TUM folder NAME.")
+  var output: String
+
+  @Option(help: "Depth encoding of a .rgbdscan output: float32, float16, disparity32, disparity16.")
+  var depthEncoding: RGBDStreamLayout.DepthEncoding = .float32
+
+  @Option(help: "Colour images of a TUM output: png (lossless) or jpeg (quality 92).")
+  var colorFormat: ColorFormat = .png
+
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
+  @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    if output.hasSuffix(".r3d") {
+      throw ValidationError("convert writes a .rgbdscan stream or a TUM folder, not a Record3D export: name OUT NAME.rgbdscan or a folder")
+    }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let sourceLandmarks = companionBase(of: scan) + ".landmarks.json"
+      let targetLandmarks = companionBase(of: output) + ".landmarks.json"
+      try checkOutput(output, isNot: [scan, sourceLandmarks])
+      // NAME.r3d → NAME.rgbdscan in one folder: both share NAME.landmarks.json, nothing to copy.
+      let sharesLandmarks = Self.resolved(sourceLandmarks) == Self.resolved(targetLandmarks)
+      let copiesLandmarks = !sharesLandmarks && FileManager.default.fileExists(atPath: sourceLandmarks)
+      if copiesLandmarks { try checkOutput(targetLandmarks, isNot: [scan, sourceLandmarks]) }
+      let reader = try openScan(at: scan, options: try input.openOptions())
+      for warning in reader.warnings { printWarning(warning.description, options: global) }
+      guard reader.frameCount > 0 else { throw ScanIOError.noFrames(path: scan) }
+      let header = reader.header
+      let toStream = output.hasSuffix(".rgbdscan")
+      let append: (ScanFrame) throws -> Void
+      let finish: () throws -> Void
+      if toStream {
+        let writer = try RGBDScanWriter(path: output, header: header, layout: RGBDStreamLayout(depthEncoding: depthEncoding))
+        append = { try writer.append($0) }
+        finish = { try writer.finish() }
+      } else {
+        let writer = try TUMFolderWriter(path: output, header: header, colorFormat: colorFormat == .png ? .png : .jpeg(quality: 92))
+        append = { try writer.append(timestamp: $0.timestamp, depthMetres: $0.depth.metres, colorBGRA: $0.color.bgra) }
+        finish = { try writer.finish() }
+      }
+      let progress = ProgressReporter("converting", total: reader.frameCount, options: global)
+      var ownIntrinsics = 0
+      for index in 0..<reader.frameCount {
+        let frame = try reader.frame(at: index)
+        if frame.color.intrinsics != header.colorIntrinsics { ownIntrinsics += 1 }
+        try append(frame)
+        progress.update(index + 1)
+      }
+      try finish()
+      if ownIntrinsics > 0 {
+        printWarning(
+          "\(scan): \(ownIntrinsics) frames had their own intrinsics (Record3D perFrameIntrinsicCoeffs); \(output) keeps one set, the metadata's K",
+          options: global)
+      }
+      var wrote = "wrote \(output) (\(reader.frameCount) frames, \(toStream ? ".rgbdscan " + depthEncoding.rawValue : "TUM folder"))"
+      if copiesLandmarks {
+        try AtomicFile.write(try ReadOnlyFile.contents(of: sourceLandmarks), to: targetLandmarks)
+        wrote += ", " + targetLandmarks
+      }
+      print(wrote)
+    }
+  }
+
+  /// `path` with `..` and symbolic links resolved, to compare two paths.
+  static func resolved(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+  }
+}
