@@ -5,6 +5,8 @@
 # peak RSS and the per-stage seconds, one line each; then the start-up of `--help`.
 # Scans are kept in WORKDIR and reused by the next run. The first read of a scan comes
 # from disk, later ones from the page cache: run twice for warm numbers.
+# Both fusion methods are timed (FUSIONS="voxel-mean signed-distance" by default); PRESET=realistic
+# simulates the realistic preset's scans instead of the default's; FRAMES="600 1800" the lengths.
 # Usage: scripts/benchmark-end-to-end.sh [WORKDIR]   (needs ~6 GB free there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,13 +26,18 @@ timed() {  # LABEL COMMAND... → prints wall and peak RSS lines, leaves the wal
   echo "$label: peak RSS $((rss_kb / 1024)) MB"
 }
 
-for frames in 600 1800; do
-  scan="$work/orbit-$frames.rgbdscan"
-  [ -f "$scan" ] || "$bin" simulate "$scan" --frames "$frames" --seed 5 -q >/dev/null
-  timed "reconstruct $frames" "$bin" reconstruct "$scan" -o "$work/orbit-$frames.ply" --json "$work/orbit-$frames.json" -q
-  echo "reconstruct $frames: $(awk -v f="$frames" -v s="$wall" 'BEGIN { printf "%.0f", f / s }') frames/s"
-  grep '^time' "$work/out.txt" | sed "s/^time */reconstruct $frames: stages /"
-  timed "measure $frames" "$bin" measure "$scan" -q --json "$work/orbit-$frames.report.json"
+preset=${PRESET:-default}
+prefix=$([ "$preset" = default ] && echo orbit || echo "$preset")
+for frames in ${FRAMES:-600 1800}; do
+  scan="$work/$prefix-$frames.rgbdscan"
+  [ -f "$scan" ] || "$bin" simulate "$scan" --preset "$preset" --frames "$frames" --seed 5 -q >/dev/null
+  for fusion in ${FUSIONS:-voxel-mean signed-distance}; do
+    label="reconstruct $frames $fusion"
+    timed "$label" "$bin" reconstruct "$scan" --fusion "$fusion" -o "$work/$prefix-$frames-$fusion.ply" --json "$work/$prefix-$frames-$fusion.json" -q
+    echo "$label: $(awk -v f="$frames" -v s="$wall" 'BEGIN { printf "%.0f", f / s }') frames/s"
+    grep '^time' "$work/out.txt" | sed "s/^time */$label: stages /"
+  done
+  timed "measure $frames" "$bin" measure "$scan" -q --json "$work/$prefix-$frames.report.json"
   grep '^time' "$work/out.txt" | sed "s/^time */measure $frames: stages /"
 done
 

@@ -21,6 +21,7 @@ func headPoints(
   let slopeX = (0..<depth.width).map { (Double($0) - k.cx) / k.fx }
   let colourX = (0..<depth.width).map { min(colour.width - 1, Int((Double($0) + 0.5) * Double(colour.width) / Double(depth.width))) }
   let innerSquared = inner * inner, outerSquared = outer * outer
+  let (nearest, farthest) = shellDepths(depth, cameraToCentre: ((t - centre) * (t - centre)).sum().squareRoot(), outer: outer)
   var positions: [SIMD3<Double>] = [], colours: [SIMD3<UInt8>] = []
   positions.reserveCapacity(depth.width * depth.height / 4)
   colours.reserveCapacity(depth.width * depth.height / 4)
@@ -32,7 +33,7 @@ func headPoints(
         for x in 1..<(depth.width - 1) {
           let i = y * depth.width + x
           let d = z[i]
-          guard d.isFinite else { continue }
+          guard d >= nearest, d <= farthest else { continue }  // also false for NaN
           // Flying pixels: every 4-neighbour must have depth within 6 mm (a NaN fails the test).
           guard abs(z[i - 1] - d) <= 0.006, abs(z[i + 1] - d) <= 0.006, abs(z[i - depth.width] - d) <= 0.006,
             abs(z[i + depth.width] - d) <= 0.006
@@ -49,4 +50,21 @@ func headPoints(
     }
   }
   return (positions, colours)
+}
+
+/// The depths (optical-axis distance, metres) a pixel of `depth` (rows and columns 1…size−2) can
+/// have and still land within `outer` of a centre `cameraToCentre` metres from the camera.
+///
+/// A depth d lands d·|ray| from the camera with |ray| ≥ 1 (the ray's optical-axis component is
+/// 1), so only depths up to the shell's far side, and from its near side over the longest ray,
+/// can: a test on d alone skips the background before any arithmetic. Loosened by a part in 10⁵
+/// (far more than rounding) so it never drops a point the exact test keeps.
+func shellDepths(_ depth: DepthMap, cameraToCentre: Double, outer: Double) -> (nearest: Float, farthest: Float) {
+  let k = depth.intrinsics
+  let slopeX = ((1 - k.cx) / k.fx, (Double(depth.width - 2) - k.cx) / k.fx)
+  let slopeY = ((1 - k.cy) / k.fy, (Double(depth.height - 2) - k.cy) / k.fy)
+  let longestRay = (max(slopeX.0 * slopeX.0, slopeX.1 * slopeX.1) + max(slopeY.0 * slopeY.0, slopeY.1 * slopeY.1) + 1).squareRoot()
+  guard longestRay.isFinite, cameraToCentre.isFinite, outer.isFinite else { return (-.infinity, .infinity) }
+  let nearest = cameraToCentre > outer ? Float((cameraToCentre - outer) / longestRay * (1 - 1e-5)) : -.infinity
+  return (nearest, Float((cameraToCentre + outer) * (1 + 1e-5)))
 }

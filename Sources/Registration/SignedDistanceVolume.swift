@@ -4,10 +4,11 @@ import ScanIO
 /// A truncated signed-distance volume (Curless and Levoy 1996; KinectFusion, Newcombe et al. 2011)
 /// over the 8×8×8-voxel blocks of a ``VoxelLattice``.
 ///
-/// Each depth pixel updates the voxels whose centres lie within ± ``truncation`` of its surface
-/// point along its ray, with the signed distance (metres, positive in front of the surface, on the
-/// camera's side) from the voxel centre's projection on the ray to the measured surface, clamped to
-/// ± ``truncation`` and stored as a running weighted mean. The zero level of the mean is the fused
+/// Each depth pixel (or every few, ``SignedDistanceBand/pixelStep(for:worldFromCamera:region:)``)
+/// updates the voxels whose centres lie within ± ``truncation`` of its surface point along its ray,
+/// with the signed distance (metres, positive in front of the surface, on the camera's side) from
+/// the voxel centre's projection on the ray to the measured surface, clamped to ± ``truncation``;
+/// each voxel keeps the sum and the count, so its mean is the average of every update. The zero level of the mean is the fused
 /// surface: it averages every observation along the ray direction, so per-pixel depth noise σ
 /// leaves the surface off by about σ/√(observations), where a per-voxel mean of the points keeps a
 /// shell as thick and as rough as one frame's noise.
@@ -18,17 +19,25 @@ import ScanIO
 /// which thread computed which frame.
 struct SignedDistanceVolume {
   struct Cell {
-    /// Weighted mean signed distance, in units of the truncation (−1…1).
-    var distance: Float = 0
+    /// Sum of the signed distances, in units of the truncation (each −1…1).
+    var distanceSum: Double = 0
+    /// Updates summed.
     var weight: Float = 0
-    var colour = SIMD3<Float>.zero
+    /// Colour sums (three scalars, not a 16-byte vector, so a cell takes 24 bytes).
+    var red: Float = 0, green: Float = 0, blue: Float = 0
+    /// Mean signed distance, in units of the truncation (−1…1).
+    var distance: Float { weight > 0 ? Float(distanceSum / Double(weight)) : 0 }
+    /// Mean colour (r, g, b).
+    var colour: SIMD3<Float> { weight > 0 ? SIMD3(red, green, blue) / weight : .zero }
   }
 
-  /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``): a voxel cell, its signed distance in truncation units and a colour.
+  /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``),
+  /// summed per voxel: a voxel cell; its signed distances' sum (truncation units) and colour sums
+  /// (r, g, b); and how many updates they sum. A cell may appear more than once.
   struct FrameUpdate: Sendable {
     var cells: [Int] = []
-    var distances: [Float] = []
-    var colours: [SIMD3<UInt8>] = []
+    var sums: [SIMD4<Float>] = []
+    var weights: [Float] = []
     var count: Int { cells.count }
   }
 
@@ -78,11 +87,12 @@ struct SignedDistanceVolume {
       storage.withUnsafeBufferPointer { storage in
         for k in update.cells.indices where storage[update.cells[k] >> 9] >= 0 {
           let c = Int(storage[update.cells[k] >> 9]) + (update.cells[k] & 511)
-          let w = cells[c].weight
-          let total = w + 1
-          cells[c].distance = (cells[c].distance * w + update.distances[k]) / total
-          cells[c].colour = (cells[c].colour * w + SIMD3<Float>(update.colours[k])) / total
-          cells[c].weight = total
+          let sum = update.sums[k]
+          cells[c].distanceSum += Double(sum.x)
+          cells[c].red += sum.y
+          cells[c].green += sum.z
+          cells[c].blue += sum.w
+          cells[c].weight += update.weights[k]
         }
       }
     }

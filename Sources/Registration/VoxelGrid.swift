@@ -7,10 +7,13 @@ import PointCloud
 /// two array indexings instead of a hash lookup. Sums are in `Double` and added in call
 /// order, so the result does not depend on which thread back-projected the points.
 struct VoxelGrid {
+  /// Scalars, not `SIMD3` vectors (padded to 32 and 16 bytes): 40 bytes a cell instead of 64.
   private struct Cell {
-    var position = SIMD3<Double>.zero
-    var colour = SIMD3<UInt32>.zero
+    var x = 0.0, y = 0.0, z = 0.0
+    var red: UInt32 = 0, green: UInt32 = 0, blue: UInt32 = 0
     var count: UInt32 = 0
+    var position: SIMD3<Double> { SIMD3(x, y, z) }
+    var colour: SIMD3<UInt32> { SIMD3(red, green, blue) }
   }
 
   let lattice: VoxelLattice
@@ -45,8 +48,12 @@ struct VoxelGrid {
         for i in located.indices where located[i] >= 0 {
           let c = Int(storage[located[i] >> 9]) * 512 + (located[i] & 511)
           if cells[c].count == 0 { count += 1 }
-          cells[c].position += positions[i]
-          cells[c].colour &+= SIMD3<UInt32>(truncatingIfNeeded: colours[i])
+          cells[c].x += positions[i].x
+          cells[c].y += positions[i].y
+          cells[c].z += positions[i].z
+          cells[c].red &+= UInt32(colours[i].x)
+          cells[c].green &+= UInt32(colours[i].y)
+          cells[c].blue &+= UInt32(colours[i].z)
           cells[c].count += 1
         }
       }

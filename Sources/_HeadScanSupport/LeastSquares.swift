@@ -1,6 +1,9 @@
 /// The normal equations `AᵀA x = Aᵀb` of a linear least-squares problem over samples:
 /// `row(sample, a)` writes a sample's coefficients (one per unknown) into `a` and returns its
 /// target. `matrix` is `AᵀA`, row-major `unknowns × unknowns`; `vector` is `Aᵀb`.
+/// Inlinable so callers in other modules get it specialised for their samples and `row`
+/// (unspecialised, the generic iteration and closure calls took most of its time).
+@inlinable
 package func normalEquations<Samples: Sequence>(
   _ samples: Samples, unknowns n: Int, row: (Samples.Element, inout [Double]) -> Double
 ) -> (matrix: [Double], vector: [Double]) {

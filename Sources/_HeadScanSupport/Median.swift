@@ -1,6 +1,7 @@
 /// The upper median, `values.sorted()[values.count / 2]`, found by selection in O(n)
 /// expected time instead of sorting (Hoare's quickselect with a middle pivot).
 /// - Precondition: `values` is not empty and holds no NaN.
+@inlinable  // specialised in the caller's module: no generic comparisons per step
 package func upperMedian<Value: Comparable>(_ values: [Value]) -> Value {
   precondition(!values.isEmpty, "the median of nothing")
   var a = values
