@@ -16,8 +16,9 @@ public struct ChainOptions: Sendable, Hashable {
   public var misreadSides = 1.0
   /// Once placed, a detection is an outlier (``FrameDiagnostics/outlierIDs``) when its corners
   /// lie farther from where its frame's other markers put them than this many robust standard
-  /// deviations above the median over all placed detections (logarithmic scale, ``PeerTest``):
-  /// a sticker lifted wrongly, or a misread that got past placing.
+  /// deviations above the median over all placed detections (logarithmic scale, ``PeerTest``),
+  /// or farther than ``misreadSides`` printed sides where that is nearer: a sticker lifted
+  /// wrongly, or a misread that got past placing.
   public var outlierDeviations = 3.5
   /// A frame is placed only when its markers' rigid fit to the map leaves at most this corner
   /// RMS: a gross gate against a wrong placement (over half a 16 mm sticker), not a noise level;

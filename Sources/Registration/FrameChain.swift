@@ -40,7 +40,7 @@ public func chainFrames(_ observations: ScanObservations, options: ChainOptions 
   solution.map[seed] = best.cameraCorners.map(best.cameraFromMarker.inverse.apply)
   solution.noise = ScanNoise(depthOf: solution.markers)
   placeFrames(&solution, options: options)
-  dropOutliers(&solution, deviations: options.outlierDeviations)
+  dropOutliers(&solution, deviations: options.outlierDeviations, misread: options.misreadSides * solution.context.markerSideLength)
   return FrameChain(solution: solution, seedMarkerID: seed)
 }
 
@@ -133,9 +133,10 @@ private func placeFrame(_ f: Int, in solution: inout MapSolution, consistency: D
 
 /// Drops, in every placed frame, the observations whose misfit — their corners' RMS distance
 /// from the map after the frame's pose — stands out from all placed observations' (`deviations`
-/// robust standard deviations above the median, logarithmic scale), listing them as the frame's
+/// robust standard deviations above the median, logarithmic scale; never beyond `misread`, the
+/// distance that marks a misread while placing), listing them as the frame's
 /// outliers; records the median and the limit in the solution's noise.
-private func dropOutliers(_ solution: inout MapSolution, deviations: Double) {
+private func dropOutliers(_ solution: inout MapSolution, deviations: Double, misread: Double) {
   var misfits: [(frame: Int, id: Int, distance: Double)] = []
   for (f, pose) in solution.mapFromCamera.sorted(by: { $0.key < $1.key }) {
     for m in solution.markers[f] {
@@ -145,8 +146,10 @@ private func dropOutliers(_ solution: inout MapSolution, deviations: Double) {
   }
   let test = PeerTest(peers: misfits.map(\.distance), deviations: deviations, logarithmic: true)
   solution.noise.typicalMisfit = misfits.isEmpty ? nil : test.median
-  solution.noise.outlierDistance = test.limit()
-  for misfit in misfits where !test.accepts(misfit.distance) {
+  // A spread so wide that its limit passes a printed side would let misreads through.
+  let limit = min(test.limit(), misread)
+  solution.noise.outlierDistance = limit
+  for misfit in misfits where !(misfit.distance <= limit) {
     solution.frames[misfit.frame].outlierIDs.append(misfit.id)
     solution.markers[misfit.frame].removeAll { $0.id == misfit.id }
   }

@@ -16,8 +16,10 @@ public struct FusionOptions: Sendable, Hashable {
   /// than the depth noise, so it seldom helps, and it costs about a third of a second a frame).
   public var icpRefinement = false
   /// How the frames are fused (``FusionMethod``): a signed-distance volume by default, which
-  /// averages depth noise along the surface normal. ICP refinement works with
-  /// ``FusionMethod/voxelMean`` only.
+  /// averages depth noise along the surface normal. It needs voxels no finer than a depth
+  /// pixel's footprint on the head (about 0.5 mm at 30 cm for 640 px): finer voxels are
+  /// reached by too few rays and the surface thins out; use ``FusionMethod/voxelMean`` there.
+  /// ICP refinement works with ``FusionMethod/voxelMean`` only.
   public var method = FusionMethod.signedDistance
   /// Signed-distance fusion: half-width of the band each pixel updates around its surface point,
   /// metres. It must exceed the depth noise by a few σ (TrueDepth: 0.4–1 mm at 20–30 cm), or noisy

@@ -89,9 +89,6 @@ private func poseGraph(_ solution: MapSolution, frames: [Int], seedMarkerID: Int
   let markers = counts.filter { $0.value >= 1 }.keys.sorted()
   let markerIndex = Dictionary(uniqueKeysWithValues: markers.enumerated().map { ($1, $0) })
   var observations: [PoseGraph.Observation] = []
-  // A sticker's square-fit residual is judged against the scan's median one (depth-lifted).
-  let residuals = frames.flatMap { f in solution.markers[f].filter { $0.method == .depth }.map(\.residual) }
-  let typicalResidual = max(residuals.isEmpty ? 0 : upperMedian(residuals), 1e-9)
   for (i, f) in frames.enumerated() {
     // PnP places a sticker's depth only to a few per cent (and a curved sticker is not the
     // flat square PnP assumes): where depth lifted two or more stickers, they alone place
@@ -100,8 +97,8 @@ private func poseGraph(_ solution: MapSolution, frames: [Int], seedMarkerID: Int
     for m in solution.markers[f] where m.method == .depth || depthLifted < 2 {
       guard let k = markerIndex[m.id] else { continue }
       // Squarely seen, square-looking observations count most: a snapped corner shows as a poor
-      // square fit; one at the scan's median residual counts half.
-      let shape = 1 / (1 + (m.residual / typicalResidual) * (m.residual / typicalResidual))
+      // square fit (a weight, not a verdict: a 0.2 mm misfit counts half).
+      let shape = 1 / (1 + (m.residual / 0.0002) * (m.residual / 0.0002))
       observations.append(
         .init(frame: i, marker: k, corners: m.cameraCorners, weight: (m.method == .depth ? 1 : 0.05) * m.facing * m.facing * shape))
     }

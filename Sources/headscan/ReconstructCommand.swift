@@ -39,7 +39,7 @@ struct ReconstructCommand: ParsableCommand {
   @Option(help: "Also write the registration summary as JSON.")
   var json: String?
 
-  @Option(help: "Voxel size of the fused cloud, mm.")
+  @Option(help: "Voxel size of the fused cloud, mm (signed-distance fusion needs at least a depth pixel's footprint, ~0.5 mm at 30 cm for 640 px; use --fusion voxel-mean for finer).")
   var voxel: Double = 1
 
   @Flag(help: "Refine each frame by ICP against the model fused so far, where that lowers its distance to it (slower).")

@@ -39,7 +39,9 @@ struct TrapRegressionTests {
     try TestFiles.withTemporaryFolder { folder in
       let scan = try simulate("big.rgbdscan", in: folder, ["--length", "190", "--frames", "12", "--size", "320x240"])
       let output = folder.appendingPathComponent("big.ply").path
-      let run = try Headscan.run(["reconstruct", scan, "-o", output, "--voxel", "0.2", "--quiet"])
+      // Voxel-mean fusion: 0.2 mm voxels are far finer than a 320 px pixel's footprint (~1.8 mm
+      // at 30 cm), which signed-distance fusion needs its voxels to cover (docs/registration.md).
+      let run = try Headscan.run(["reconstruct", scan, "-o", output, "--voxel", "0.2", "--fusion", "voxel-mean", "--quiet"])
       #expect(run.status == 0, "exit status \(run.status): \(run.stderr)")
       #expect(run.stderr.isEmpty, "\(run.stderr)")
       let ply = try Data(contentsOf: URL(fileURLWithPath: output))
