@@ -119,23 +119,9 @@ private func extractOnce(_ cloud: PointSet, spacing: Double, options: MeshOption
 
 /// The triangles of the largest edge-connected piece (by triangle count) and the number of pieces.
 private func largestPiece(_ triangles: [SIMD3<Int32>], vertexCount: Int) -> (triangles: [SIMD3<Int32>], pieces: Int) {
-  // Union–find over vertices: triangles join their corners.
-  var parent = Array(0..<vertexCount)
-  func root(_ v: Int) -> Int {
-    var v = v
-    while parent[v] != v {
-      parent[v] = parent[parent[v]]
-      v = parent[v]
-    }
-    return v
-  }
-  for t in triangles {
-    let a = root(Int(t.x)), b = root(Int(t.y)), c = root(Int(t.z))
-    parent[b] = a
-    parent[root(c)] = a
-  }
+  var pieces = VertexPieces(vertexCount: vertexCount, triangles: triangles)
   var counts: [Int: Int] = [:]
-  for t in triangles { counts[root(Int(t.x)), default: 0] += 1 }
+  for t in triangles { counts[pieces.root(Int(t.x)), default: 0] += 1 }
   guard let largest = counts.max(by: { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) })?.key else { return ([], 0) }
-  return (triangles.filter { root(Int($0.x)) == largest }, counts.count)
+  return (triangles.filter { pieces.root(Int($0.x)) == largest }, counts.count)
 }

@@ -89,21 +89,8 @@ public struct MeshTopology: Sendable, Hashable, CustomStringConvertible {
       let repeatedStart = zip(fan, fan.dropFirst()).contains { $0.from == $1.from }
       if steps != fan.count || from != first.from || repeatedStart { nonManifoldVertices += 1 }
     }
-    // Pieces: union–find over the vertices of each triangle.
-    var parent = Array(0..<n)
-    func root(_ v: Int) -> Int {
-      var v = v
-      while parent[v] != v {
-        parent[v] = parent[parent[v]]
-        v = parent[v]
-      }
-      return v
-    }
-    for t in mesh.triangles where t.min() >= 0 && Int(t.max()) < n {
-      parent[root(Int(t.y))] = root(Int(t.x))
-      parent[root(Int(t.z))] = root(Int(t.x))
-    }
-    pieces = Set((0..<n).filter { used[$0] }.map(root)).count
+    var vertexPieces = VertexPieces(vertexCount: n, triangles: mesh.triangles)
+    pieces = Set((0..<n).filter { used[$0] }.map { vertexPieces.root($0) }).count
     eulerCharacteristic = n - edges + mesh.triangleCount - degenerateTriangles
   }
 }

@@ -39,8 +39,9 @@ public func chainFrames(_ observations: ScanObservations, options: ChainOptions 
   // The seed marker's corners from its best observation, in its own frame.
   solution.map[seed] = best.cameraCorners.map(best.cameraFromMarker.inverse.apply)
   solution.noise = ScanNoise(depthOf: solution.markers)
-  placeFrames(&solution, options: options)
-  dropOutliers(&solution, deviations: options.outlierDeviations, misread: options.misreadSides * solution.context.markerSideLength)
+  let misread = options.misreadSides * solution.context.markerSideLength
+  placeFrames(&solution, consistency: misread, maximumPlacementRMS: options.maximumPlacementRMS)
+  dropOutliers(&solution, deviations: options.outlierDeviations, misread: misread)
   return FrameChain(solution: solution, seedMarkerID: seed)
 }
 
@@ -85,8 +86,7 @@ func cornerRMS(_ a: [SIMD3<Double>], _ b: [SIMD3<Double>]) -> Double {
 
 /// Places frames through markers already mapped, strongest links first, until none can be
 /// added; maps each new marker once two placed frames agree on it.
-private func placeFrames(_ solution: inout MapSolution, options: ChainOptions) {
-  let consistency = options.misreadSides * solution.context.markerSideLength
+private func placeFrames(_ solution: inout MapSolution, consistency: Double, maximumPlacementRMS: Double) {
   var pending: [Int: [[SIMD3<Double>]]] = [:]
   var progressed = true
   while progressed {
@@ -96,7 +96,7 @@ private func placeFrames(_ solution: inout MapSolution, options: ChainOptions) {
       .filter { $0.1 > 0 }
       .sorted { ($0.1, -$0.0) > ($1.1, -$1.0) }
     for (f, _) in candidates {
-      guard let (pose, fitRMS) = placeFrame(f, in: &solution, consistency: consistency), fitRMS <= options.maximumPlacementRMS
+      guard let (pose, fitRMS) = placeFrame(f, in: &solution, consistency: consistency), fitRMS <= maximumPlacementRMS
       else { continue }
       solution.mapFromCamera[f] = pose
       for m in solution.markers[f] where solution.map[m.id] == nil {

@@ -43,9 +43,9 @@ public struct PeerTest: Sendable, Hashable {
       spread = 0
       return
     }
-    let median = lowerMedianOfSorted(usable.sorted())
+    let median = lowerMedian(usable)
     centre = median
-    spread = 1.4826 * lowerMedianOfSorted(usable.map { abs($0 - median) }.sorted())
+    spread = 1.4826 * lowerMedian(usable.map { abs($0 - median) })
   }
 
   /// The largest value that passes, for a value with its own sampling spread `ownSpread` (in the
@@ -65,9 +65,4 @@ public struct PeerTest: Sendable, Hashable {
 
   /// Whether `value` passes.
   public func accepts(_ value: Double, ownSpread: Double = 0) -> Bool { value.isFinite && value <= limit(ownSpread: ownSpread) }
-}
-
-/// The median of sorted values (the lower middle one for an even count); 0 for none.
-private func lowerMedianOfSorted(_ sorted: [Double]) -> Double {
-  sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2]
 }

@@ -213,11 +213,11 @@ struct ReconstructCommand: ParsableCommand {
       lines.append(
         "ignored     \(s.outliers.count) detections more than \(limit) (this scan's limit) from where their frame's other markers put them (misread id or bad depth; --json)")
     }
-    if let depth = s.noise.depthNoiseAt20cm {
+    if let at20 = result.noise.depthNoise(atDistance: 0.2), let at30 = result.noise.depthNoise(atDistance: 0.3) {
       lines.append(
         String(
           format: "noise       depth σ %.2f mm at 20 cm, %.2f mm at 30 cm (estimated from %d sticker views)",
-          depth, depth * 2.25, s.noise.depthSamples))
+          at20 * 1000, at30 * 1000, s.noise.depthSamples))
     }
     lines += focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed)
     if global.verbose { lines += result.stages.map(Self.render) }
