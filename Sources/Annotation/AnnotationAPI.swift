@@ -3,31 +3,8 @@ import HeadScan
 /// The JSON the page and the server exchange (all under `/TOKEN/api/`). Points in the world
 /// frame are metres; pixels follow OpenCV's convention (contract §3).
 enum AnnotationAPI {
-  /// A landmark as the page holds it: a pixel of a frame, or a world point (contract §3 entry).
-  struct Entry: Codable, Sendable {
-    var name: String
-    var frame: Int?
-    var u: Double?
-    var v: Double?
-    var x: Double?
-    var y: Double?
-    var z: Double?
-
-    init(name: String, position: LandmarkFile.Position) {
-      self.name = name
-      switch position {
-      case .pixel(let frame, let u, let v): (self.frame, self.u, self.v) = (frame, u, v)
-      case .world(let p): (x, y, z) = (p.x, p.y, p.z)
-      }
-    }
-
-    /// The position, or `nil` when the entry is incomplete or not finite.
-    var position: LandmarkFile.Position? {
-      if let frame, let u, let v, frame >= 0, u.isFinite, v.isFinite { return .pixel(frame: frame, u: u, v: v) }
-      if let x, let y, let z, frame == nil, x.isFinite, y.isFinite, z.isFinite { return .world(SIMD3(x, y, z)) }
-      return nil
-    }
-  }
+  /// A landmark as the page holds it: contract §3's entry.
+  typealias Entry = LandmarkFile.Entry
 
   struct Landmarks: Codable, Sendable {
     var landmarks: [Entry]
@@ -35,16 +12,7 @@ enum AnnotationAPI {
     /// Name → position, each name known and given once.
     /// - Throws: ``AnnotationError/badRequest(_:)``.
     func positions() throws(AnnotationError) -> [String: LandmarkFile.Position] {
-      var positions: [String: LandmarkFile.Position] = [:]
-      for entry in landmarks {
-        guard LandmarkFile.names.contains(entry.name) else { throw .badRequest("unknown landmark '\(entry.name)'") }
-        guard positions[entry.name] == nil else { throw .badRequest("landmark '\(entry.name)' is given twice") }
-        guard let position = entry.position else {
-          throw .badRequest("landmark '\(entry.name)' needs frame, u and v (or x, y and z), finite")
-        }
-        positions[entry.name] = position
-      }
-      return positions
+      do { return try LandmarkFile.positions(of: landmarks, complete: false) } catch { throw .badRequest(error.description) }
     }
 
     /// A complete file (contract §3).

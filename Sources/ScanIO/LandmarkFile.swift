@@ -25,14 +25,64 @@ public struct LandmarkFile: Sendable, Hashable {
     self.positions = positions
   }
 
-  private struct Entry: Codable {
-    var name: String?
-    var frame: Int?
-    var u: Double?
-    var v: Double?
-    var x: Double?
-    var y: Double?
-    var z: Double?
+  /// One element of the file's `landmarks` array (contract §3): a name with either a pixel
+  /// (`frame`, `u`, `v`) or a world point (`x`, `y`, `z`, metres). Every field is optional so
+  /// that an incomplete entry decodes and can be reported by name.
+  public struct Entry: Codable, Sendable, Hashable {
+    public var name: String?
+    public var frame: Int?
+    public var u: Double?
+    public var v: Double?
+    public var x: Double?
+    public var y: Double?
+    public var z: Double?
+
+    /// The entry that writes `position` under `name`.
+    public init(name: String, position: Position) {
+      self.name = name
+      switch position {
+      case .pixel(let frame, let u, let v): (self.frame, self.u, self.v) = (frame, u, v)
+      case .world(let p): (x, y, z) = (p.x, p.y, p.z)
+      }
+    }
+  }
+
+  /// Why a list of entries is not a valid set of landmarks: one line naming the landmark.
+  public struct EntryProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The index of an entry without a `name` (the file reports it as a missing key), or `nil`.
+    public let unnamedIndex: Int?
+    public let description: String
+  }
+
+  /// Name → position from `entries`: each name one of ``names`` and given once, each entry a
+  /// complete, finite pixel (non-negative frame) or point; with `complete`, all four present.
+  /// - Throws: ``EntryProblem`` naming the first landmark at fault.
+  public static func positions(of entries: [Entry], complete: Bool) throws(EntryProblem) -> [String: Position] {
+    var positions: [String: Position] = [:]
+    for (index, entry) in entries.enumerated() {
+      guard let name = entry.name else { throw EntryProblem(unnamedIndex: index, description: "landmark \(index) has no name") }
+      guard names.contains(name) else {
+        throw EntryProblem(unnamedIndex: nil, description: "unknown landmark '\(name)' (expected \(names.joined(separator: ", ")))")
+      }
+      guard positions[name] == nil else { throw EntryProblem(unnamedIndex: nil, description: "landmark '\(name)' is given twice") }
+      if let frame = entry.frame, let u = entry.u, let v = entry.v {
+        guard frame >= 0, u.isFinite, v.isFinite else {
+          throw EntryProblem(unnamedIndex: nil, description: "landmark '\(name)' has a negative frame or a non-finite pixel")
+        }
+        positions[name] = .pixel(frame: frame, u: u, v: v)
+      } else if let x = entry.x, let y = entry.y, let z = entry.z, entry.frame == nil {
+        guard x.isFinite, y.isFinite, z.isFinite else {
+          throw EntryProblem(unnamedIndex: nil, description: "landmark '\(name)' has a non-finite coordinate")
+        }
+        positions[name] = .world(SIMD3(x, y, z))
+      } else {
+        throw EntryProblem(unnamedIndex: nil, description: "landmark '\(name)' needs either frame, u and v, or x, y and z")
+      }
+    }
+    if complete, let missing = names.first(where: { positions[$0] == nil }) {
+      throw EntryProblem(unnamedIndex: nil, description: "landmark '\(missing)' is missing")
+    }
+    return positions
   }
 
   private struct Document: Codable {
@@ -44,41 +94,17 @@ public struct LandmarkFile: Sendable, Hashable {
   ///   or unknown name, an entry with neither a complete pixel nor a complete point.
   public init(path: String) throws(ScanIOError) {
     let document = try decodeJSON(Document.self, from: scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: path) }, path: path)
-    var positions: [String: Position] = [:]
-    for (index, entry) in document.landmarks.enumerated() {
-      guard let name = entry.name else { throw .missingKey(path: path, key: "landmarks.[\(index)].name") }
-      guard Self.names.contains(name) else {
-        throw .invalidLandmarks(path: path, detail: "unknown landmark '\(name)' (expected \(Self.names.joined(separator: ", ")))")
-      }
-      guard positions[name] == nil else { throw .invalidLandmarks(path: path, detail: "landmark '\(name)' is given twice") }
-      if let frame = entry.frame, let u = entry.u, let v = entry.v {
-        guard frame >= 0, u.isFinite, v.isFinite else {
-          throw .invalidLandmarks(path: path, detail: "landmark '\(name)' has a negative frame or a non-finite pixel")
-        }
-        positions[name] = .pixel(frame: frame, u: u, v: v)
-      } else if let x = entry.x, let y = entry.y, let z = entry.z, entry.frame == nil {
-        guard x.isFinite, y.isFinite, z.isFinite else {
-          throw .invalidLandmarks(path: path, detail: "landmark '\(name)' has a non-finite coordinate")
-        }
-        positions[name] = .world(SIMD3(x, y, z))
-      } else {
-        throw .invalidLandmarks(path: path, detail: "landmark '\(name)' needs either frame, u and v, or x, y and z")
-      }
+    do {
+      positions = try Self.positions(of: document.landmarks, complete: true)
+    } catch {
+      if let index = error.unnamedIndex { throw .missingKey(path: path, key: "landmarks.[\(index)].name") }
+      throw .invalidLandmarks(path: path, detail: error.description)
     }
-    if let missing = Self.names.first(where: { positions[$0] == nil }) {
-      throw .invalidLandmarks(path: path, detail: "landmark '\(missing)' is missing")
-    }
-    self.positions = positions
   }
 
   /// The file's JSON, landmarks in contract order.
   public func jsonData() -> Data {
-    let entries = Self.names.map { name -> Entry in
-      switch positions[name]! {
-      case .pixel(let frame, let u, let v): return Entry(name: name, frame: frame, u: u, v: v)
-      case .world(let p): return Entry(name: name, x: p.x, y: p.y, z: p.z)
-      }
-    }
+    let entries = Self.names.compactMap { name in positions[name].map { Entry(name: name, position: $0) } }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     return try! encoder.encode(Document(landmarks: entries))
