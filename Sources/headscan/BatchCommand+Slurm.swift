@@ -63,7 +63,7 @@ extension BatchCommand {
     }
     var arguments = ["--jobs", "\(jobs ?? 1)", "--frame", frame.rawValue]
     if plots { arguments.append("--plots") }
-    if focalLength != .stated { arguments += ["--focal-length", focalLength.argument] }
+    if depthLifting.focalLength != .stated { arguments += ["--focal-length", depthLifting.focalLength.argument] }
     if html { arguments.append("--html") }
     if force { arguments.append("--force") }
     if global.verbose { arguments.append("--verbose") }

@@ -50,8 +50,7 @@ struct BatchCommand: ParsableCommand {
   @Flag(help: "Also write each scan's figures to OUT/NAME-plots.")
   var plots = false
 
-  @Option(help: "Focal length to lift the depth with: stated (the default), estimate or pixels (see measure --help).")
-  var focalLength: FocalLengthChoice = .stated
+  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
   @Flag(help: "Also write each scan's clinical report page to OUT/NAME.html (see measure --html).")
   var html = false
 
@@ -134,7 +133,7 @@ struct BatchCommand: ParsableCommand {
     var arguments = ["measure", item.path, "--json", report, "--frame", frame.rawValue, "--quiet"]
     if frame == .landmarks { arguments += ["--landmarks", automaticLandmarks ? "auto" : item.landmarks] }
     if plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
-    if focalLength != .stated { arguments += ["--focal-length", focalLength.argument] }
+    if depthLifting.focalLength != .stated { arguments += ["--focal-length", depthLifting.focalLength.argument] }
     if html { arguments += ["--html", page] }
     arguments += input.arguments
     let process = Process()

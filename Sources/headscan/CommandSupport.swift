@@ -233,3 +233,15 @@ struct ScanInputOptions: ParsableArguments {
     (cap.map { ["--cap", $0] } ?? []) + (minConfidence == 1 ? [] : ["--min-confidence", String(minConfidence)])
   }
 }
+
+/// The focal length option of the commands that lift depth (reconstruct, measure, batch, evaluate).
+struct LiftingOptions: ParsableArguments {
+  @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
+  var focalLength: FocalLengthChoice = .stated
+}
+
+/// The fusion method option of the commands that fuse a cloud themselves (reconstruct, evaluate).
+struct FusionChoice: ParsableArguments {
+  @Option(help: "Fusion: signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal; the default) or voxel-mean (points averaged per voxel; needed for --icp).")
+  var fusion: FusionMethod = FusionOptions.default.method
+}

@@ -31,8 +31,6 @@ struct EvaluateCommand: ParsableCommand {
   @Flag(help: "Also measure each scan (landmarks and automatic head frame) and print the table of errors.")
   var measure = false
 
-  @Option(help: "Fusion: signed-distance (the default) or voxel-mean (see reconstruct --help).")
-  var fusion: FusionMethod = FusionOptions.default.method
 
   @Option(help: "With --measure: how layers become contours: binned-medians (the default) or fourier-fit (a smooth curve fitted to the points; see measure --help).")
   var contour: ContourMethod = .binnedMedians
@@ -40,8 +38,9 @@ struct EvaluateCommand: ParsableCommand {
   @Option(help: "Also write the comparisons as JSON (one entry per scan).")
   var json: String?
 
-  @Option(help: "Focal length to lift the depth with: stated (the default), estimate or pixels (see reconstruct --help).")
-  var focalLength: FocalLengthChoice = .stated
+  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
+
+  @OptionGroup(title: "Fusion") var fusionChoice: FusionChoice
 
   struct Entry: Encodable {
     var scan: String
@@ -68,8 +67,8 @@ struct EvaluateCommand: ParsableCommand {
       }
       var options = ReconstructionOptions.default
       options.fuse = !noFusion
-      options.fusion.method = fusion
-      options.focalLength = focalLength
+      options.fusion.method = fusionChoice.fusion
+      options.focalLength = depthLifting.focalLength
       let openOptions = try input.openOptions()
       var entries: [Entry] = []
       for path in scans {

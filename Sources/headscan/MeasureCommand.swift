@@ -60,8 +60,7 @@ struct MeasureCommand: ParsableCommand {
   @Option(help: "Write SVG figures here: contour.svg (the ML contour with its chords), layers.svg, perimeter.svg.")
   var plots: String?
 
-  @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
-  var focalLength: FocalLengthChoice = .stated
+  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
 
   @OptionGroup var global: GlobalOptions
@@ -81,7 +80,7 @@ struct MeasureCommand: ParsableCommand {
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator
       options.contour = contour
-      options.reconstruction.focalLength = focalLength
+      options.reconstruction.focalLength = depthLifting.focalLength
       options.scan = try input.openOptions()
       let reconstructionBars = stageProgress(global)
       let measured = try measureScan(at: scan, landmarks: source, options: options) { event in

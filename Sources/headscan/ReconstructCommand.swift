@@ -45,11 +45,10 @@ struct ReconstructCommand: ParsableCommand {
   @Flag(help: "Refine each frame by ICP against the model fused so far, where that lowers its distance to it (slower).")
   var icp = false
 
-  @Option(help: "Fusion: signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal; the default) or voxel-mean (points averaged per voxel; needed for --icp).")
-  var fusion: FusionMethod = FusionOptions.default.method
 
-  @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
-  var focalLength: FocalLengthChoice = .stated
+  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
+
+  @OptionGroup(title: "Fusion") var fusionChoice: FusionChoice
 
   @Option(help: "Also write a closed triangle mesh of the head: .ply (colours, per-vertex `filled` flag), .stl or .obj.")
   var mesh: String?
@@ -82,7 +81,7 @@ struct ReconstructCommand: ParsableCommand {
     guard meshSpacing >= 0.2, meshSpacing <= 10 else { throw ValidationError("--mesh-spacing must be 0.2…10 mm") }
     if let meshTriangles, meshTriangles < 100 { throw ValidationError("--mesh-triangles must be at least 100") }
     guard voxel >= 0.2, voxel <= 10 else { throw ValidationError("--voxel must be 0.2…10 mm") }
-    if icp && fusion == .signedDistance { throw ValidationError("--icp works with --fusion voxel-mean only") }
+    if icp && fusionChoice.fusion == .signedDistance { throw ValidationError("--icp works with --fusion voxel-mean only") }
   }
 
   struct Summary: Encodable {
@@ -155,8 +154,8 @@ struct ReconstructCommand: ParsableCommand {
       var options = ReconstructionOptions.default
       options.fusion.voxelSize = voxel / 1000
       options.fusion.icpRefinement = icp
-      options.fusion.method = fusion
-      options.focalLength = focalLength
+      options.fusion.method = fusionChoice.fusion
+      options.focalLength = depthLifting.focalLength
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
