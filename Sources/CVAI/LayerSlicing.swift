@@ -61,8 +61,9 @@ public struct SlicingOptions: Sendable, Hashable {
 /// bin's radius is the median of its points (robust to noise and stray points),
 /// averaged with its measured neighbours (±2°: noise would otherwise lengthen the
 /// perimeter, and sharp features stay sharp). Empty bins take the value of a
-/// 16-harmonic Fourier series fitted to the measured bins by least squares,
-/// which bridges holes smoothly.
+/// Fourier series fitted to the measured bins by least squares, which bridges holes
+/// smoothly: up to 16 harmonics, and none whose period is shorter than twice the widest gap
+/// (those would swing freely inside it).
 /// - Returns: `nil` when the band holds too few points for the fit.
 public func estimateLayer(points: [SIMD3<Double>], height: Double, options: SlicingOptions = .default) -> LayerEstimate? {
   let band = points.filter { abs($0.z - height) <= options.halfBand }
@@ -83,7 +84,12 @@ public func estimateLayer(points: [SIMD3<Double>], height: Double, options: Slic
     samples.append(((Double(k) + 0.5) / Double(options.bins) * 2 * .pi, median))
   }
   let largest = largestGap(occupied: medians.map { $0 != nil })
-  let harmonics = min(options.harmonics, max(1, samples.count / 4 - 1))
+  // Harmonics shorter than twice a gap are unconstrained inside it and overshoot there (16
+  // harmonics bridged a 45° gap 20 mm outside the head and made it the longest layer): the fill
+  // uses only those whose period is at least twice the widest gap.
+  let gapDegrees = Double(largest) * 360 / Double(options.bins)
+  let bridging = gapDegrees > 0 ? max(1, Int(180 / gapDegrees)) : options.harmonics
+  let harmonics = min(options.harmonics, bridging, max(1, samples.count / 4 - 1))
   guard let coefficients = fitFourier(samples, harmonics: harmonics) else { return nil }
   // Measured bins: local average of medians (keeps sharp features); empty bins: the smooth fit.
   let outline = (0..<options.bins).map { k -> SIMD2<Double> in

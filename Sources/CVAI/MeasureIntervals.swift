@@ -21,14 +21,16 @@ public struct Interval95: Sendable, Hashable, Codable {
 /// Each replicate redraws what the measurement depends on:
 /// - the measurement level: the parabola is refitted to the layer perimeters plus residuals
 ///   redrawn (with replacement) from the fit's own residuals, giving a new h*;
-/// - the contour at that level: the points of its band are redrawn with replacement.
+/// - the contour at that level: the points of its band are redrawn with replacement;
+/// - with a ``MeasurementUncertainty``: the head frame (landmarks drawn about where they were
+///   placed), the reconstruction's scale, and a smooth offset of the surface shared by its
+///   points (see there).
 ///
 /// The interval is the replicates' spread around their median, moved onto the estimate θ̂:
 /// `[θ̂ − (q₅₀ − q₂.₅), θ̂ + (q₉₇.₅ − q₅₀)]`. Redrawing with replacement thins a contour's
 /// points, which lengthens noisy perimeters; plain percentiles would inherit that bias and
-/// could even miss the estimate. It covers the
-/// sampling noise of the cloud and the choice of level, not the registration's own error
-/// (which the simulator's known answers bound: see docs/registration.md).
+/// could even miss the estimate. Without a ``MeasurementUncertainty`` it covers only the
+/// sampling noise of the cloud and the choice of level; ``includes`` says what it covers.
 public struct MeasureIntervals: Sendable, Hashable, Codable {
   public var cvai: Interval95
   public var cva: Interval95
@@ -41,6 +43,9 @@ public struct MeasureIntervals: Sendable, Hashable, Codable {
   public var measurementLevel: Interval95
   /// Replicates that produced a closed contour (the others are left out).
   public var replicates: Int
+  /// What the replicates drew, e.g. `["cloud sampling", "measurement level", "head frame",
+  /// "scale", "surface"]` (report key `intervals95.includes`; `nil` in reports written before it).
+  public var includes: [String]?
 }
 
 /// Bootstrap intervals for `measurement` of the head-frame `points` (metres, as given to
@@ -48,19 +53,24 @@ public struct MeasureIntervals: Sendable, Hashable, Codable {
 /// - Parameters:
 ///   - replicates: how many bootstrap draws (200 gives percentiles to about ±0.5 %).
 ///   - denominator: which diagonal divides CVA in the CVAI interval.
+///   - uncertainty: the head frame's, the scale's and the surface's errors to draw as well
+///     (default: none).
 /// - Returns: `nil` when fewer than half the replicates close their contour.
 public func bootstrapIntervals(
   points: [SIMD3<Double>], measurement: HeadMeasurement, replicates: Int = 200, seed: UInt64 = 1,
-  denominator: CVAIDenominator = .longer, options: SlicingOptions = .default
+  denominator: CVAIDenominator = .longer, options: SlicingOptions = .default, uncertainty: MeasurementUncertainty = .none
 ) -> MeasureIntervals? {
-  let millimetres = points.map { $0 * 1000 }
   let heights = measurement.layers.map(\.contour.height), perimeters = measurement.layers.map(\.contour.perimeter)
   // Residuals of the level's parabola, over the layers it was fitted to.
   let h0 = measurement.level.longestLayerHeight
   let fitted = heights.indices.filter { abs(heights[$0] - h0) <= 10 + 1e-9 }
   let residuals = parabolaResiduals(heights: fitted.map { heights[$0] }, perimeters: fitted.map { perimeters[$0] })
-  // Points near any candidate level (h* stays within ±10 mm of the longest layer).
-  let near = millimetres.filter { $0.z >= h0 - 10 - options.halfBand && $0.z <= h0 + 10 + options.halfBand }
+  // Points near any candidate level (h* stays within ±10 mm of the longest layer), with room for
+  // a drawn frame's tilt.
+  let moving = uncertainty.landmarks != nil || uncertainty.scaleSD > 0
+  let reach = 10 + options.halfBand + (moving ? 10 : 0)
+  let nearMetres = points.filter { abs($0.z * 1000 - h0) <= reach }
+  let near = nearMetres.map { $0 * 1000 }
   var random = SeededGenerator(seed: seed)
   var samples: [[Double]] = []
   for _ in 0..<replicates {
@@ -69,8 +79,22 @@ public func bootstrapIntervals(
       for (k, i) in fitted.enumerated() { redrawn[i] = r.fitted[k] + r.residuals[random.below(r.residuals.count)] }
     }
     let level = MeasurementLevel(heights: heights, perimeters: redrawn)
-    let band = near.filter { abs($0.z - level.height) <= options.halfBand }
+    var source = near
+    if moving {
+      let move = uncertainty.drawnMove(&random)
+      source = nearMetres.map { move.frame.apply($0) * (1000 * move.scale) }
+    }
+    var band = source.filter { abs($0.z - level.height) <= options.halfBand }
     guard !band.isEmpty else { continue }
+    if uncertainty.surfaceSD > 0 {
+      let offset = uncertainty.drawnSurfaceOffset(&random)
+      band = band.map { p in
+        let r = (p.x * p.x + p.y * p.y).squareRoot()
+        guard r > 0 else { return p }
+        let dr = offset(atan2(p.y, p.x))
+        return SIMD3(p.x * (1 + dr / r), p.y * (1 + dr / r), p.z)
+      }
+    }
     let drawn = (0..<band.count).map { _ in band[random.below(band.count)] }
     guard let e = estimateLayer(points: drawn, height: level.height, options: options),
       e.measuredFraction >= options.minimumMeasuredFraction, e.largestGap <= options.maximumGap,
@@ -91,9 +115,14 @@ public func bootstrapIntervals(
     let median = at(0.5)
     return Interval95(low: estimates[k] - (median - at(0.025)), high: estimates[k] + (at(0.975) - median))
   }
+  var includes = ["cloud sampling", "measurement level"]
+  if uncertainty.landmarks != nil { includes.append("head frame") }
+  if uncertainty.scaleSD > 0 { includes.append("scale") }
+  if uncertainty.surfaceSD > 0 { includes.append("surface") }
   return MeasureIntervals(
     cvai: interval(0), cva: interval(1), diagonalA: interval(2), diagonalB: interval(3), length: interval(4),
-    width: interval(5), ci: interval(6), circumference: interval(7), measurementLevel: interval(8), replicates: samples.count)
+    width: interval(5), ci: interval(6), circumference: interval(7), measurementLevel: interval(8), replicates: samples.count,
+    includes: includes)
 }
 
 /// The least-squares parabola's values at `heights` and the residuals; `nil` for under 3 layers.

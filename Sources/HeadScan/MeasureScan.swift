@@ -117,7 +117,11 @@ private func measure(
   if options.bootstrap {
     progress?(.bootstrapping)
     let start = ContinuousClock.now
-    intervals = bootstrapIntervals(points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing)
+    let uncertainty = MeasurementUncertainty(
+      frame: frame, reconstruction: reconstruction, scan: scan, landmarks: landmarksFile?.1,
+      capMarkers: scan.header.capMarkerCount ?? reconstruction.markersDetected.count)
+    intervals = bootstrapIntervals(
+      points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing, uncertainty: uncertainty)
     bootstrapping = seconds(since: start)
   }
   var report = MeasureReport(

@@ -14,6 +14,9 @@ public struct FusedCloud: Sendable {
   public var framesFused: Int
   /// `worldFromCamera` of the frames ICP moved (``FusionOptions/icpRefinement``), by frame index.
   public var refinedPoses: [Int: RigidTransform]
+  /// Signed-distance fusion: the band's half-width used (``FusionOptions/truncation(for:)``),
+  /// metres; `nil` for voxel-mean fusion.
+  public var truncation: Double?
 }
 
 /// The fusion stage: reads the registered frames again (in parallel batches) and averages their
@@ -36,7 +39,9 @@ public func fuseFrames(
   let wellHeld = registered.filter { $0.depth >= options.minimumMarkersToFuse }
   let fused = 4 * wellHeld.count >= registered.count ? wellHeld : registered
   if options.method == .signedDistance {
-    return try fuseSignedDistance(scan, frames: fused.map { ($0.index, $0.pose) }, projection: projection, options: options, progress: progress)
+    return try fuseSignedDistance(
+      scan, frames: fused.map { ($0.index, $0.pose) }, projection: projection, truncation: options.truncation(for: registration.noise),
+      options: options, progress: progress)
   }
   var fusion = FrameFusion(projection: projection)
   var refined: [Int: RigidTransform] = [:]
@@ -86,16 +91,17 @@ public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default)
 }
 
 /// The signed-distance fusion (``FusionMethod/signedDistance``) of `frames` (index,
-/// `worldFromCamera`) inside `projection`'s head shell and lattice.
+/// `worldFromCamera`) inside `projection`'s head shell and lattice, with a band of ± `truncation` metres.
 func fuseSignedDistance(
-  _ scan: any ScanReader, frames: [(index: Int, pose: RigidTransform)], projection: FrameFusion.Projection, options: FusionOptions,
+  _ scan: any ScanReader, frames: [(index: Int, pose: RigidTransform)], projection: FrameFusion.Projection, truncation: Double,
+  options: FusionOptions,
   progress: ((Int, Int) -> Void)?
 ) throws -> FusedCloud {
   guard !options.icpRefinement else {
     throw ReconstructionError.invalidOption(path: scan.path, detail: "ICP refinement works with voxel-mean fusion only")
   }
   guard options.minimumObservations >= 1,
-    var volume = SignedDistanceVolume(lattice: projection.lattice, truncation: options.truncation)
+    var volume = SignedDistanceVolume(lattice: projection.lattice, truncation: truncation)
   else {
     throw ReconstructionError.invalidOption(
       path: scan.path, detail: "the signed-distance truncation must be a positive length and at least one observation required")
@@ -108,5 +114,5 @@ func fuseSignedDistance(
     progress: { progress?($0, $1) })
   return FusedCloud(
     path: scan.path, points: volume.surface(minimumWeight: Float(options.minimumObservations)), headCentre: projection.centre,
-    framesFused: frames.count, refinedPoses: [:])
+    framesFused: frames.count, refinedPoses: [:], truncation: truncation)
 }

@@ -22,9 +22,19 @@ public struct FusionOptions: Sendable, Hashable {
   /// ICP refinement works with ``FusionMethod/voxelMean`` only.
   public var method = FusionMethod.signedDistance
   /// Signed-distance fusion: half-width of the band each pixel updates around its surface point,
-  /// metres. It must exceed the depth noise by a few σ (TrueDepth: 0.4–1 mm at 20–30 cm), or noisy
-  /// samples fall outside the band and the average is biased toward the camera.
-  public var truncation = 0.003
+  /// metres; `nil` (the default) sets it from the scan's estimated noise
+  /// (``truncation(for:)``). A band narrower than a few σ of the depth noise drops the noisy
+  /// samples that fall behind it while clamping those in front, and the fused surface moves away
+  /// from the camera (inward on a head): 0.22 σ for a band of 1.33 σ, 0.004 σ for 3 σ.
+  public var truncation: Double?
+  /// Signed-distance fusion: the band's half-width in standard deviations of the depth noise at
+  /// the scan's far depth (``ScanNoise/farDepthNoise``), when ``truncation`` is `nil`. At 3 σ
+  /// the one-sided loss of samples leaves the surface 0.004 σ inward (Gaussian noise).
+  public var truncationDeviations = 3.0
+  /// Signed-distance fusion: the least band half-width, voxels. The surface is found between
+  /// neighbouring voxels both inside the band, so a band of a voxel or two leaves holes where
+  /// rays cross the surface obliquely.
+  public var minimumTruncationVoxels = 3.0
   /// Signed-distance fusion: voxels seen fewer times than this give no surface point.
   public var minimumObservations = 3
 
@@ -32,4 +42,16 @@ public struct FusionOptions: Sendable, Hashable {
   public static let `default` = FusionOptions()
 
   public init() {}
+
+  /// The signed-distance band's half-width for a scan of this noise, metres: ``truncation`` if
+  /// set; otherwise ``truncationDeviations`` σ of the depth noise at the scan's far depth, at
+  /// least ``minimumTruncationVoxels`` voxels and at most ``headMargin`` (wider, the band behind
+  /// a surface would reach through the shell the fusion keeps). Without a noise estimate, the
+  /// least band.
+  public func truncation(for noise: ScanNoise) -> Double {
+    if let truncation { return truncation }
+    let least = minimumTruncationVoxels * voxelSize
+    guard let sigma = noise.farDepthNoise, sigma.isFinite, sigma > 0 else { return least }
+    return max(least, min(headMargin, truncationDeviations * sigma))
+  }
 }

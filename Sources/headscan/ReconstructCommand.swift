@@ -130,6 +130,10 @@ struct ReconstructCommand: ParsableCommand {
       var depthSamples: Int
       var typicalMisfit: Double?
       var outlierDistance: Double?
+      /// The far end of the depths the stickers were seen at (90th percentile).
+      var farDepth: Double?
+      /// Signed-distance fusion: the band's half-width, from the noise at ``farDepth``.
+      var signedDistanceBand: Double?
     }
     var noise: Noise
     var markerMap: [MappedMarker]
@@ -169,7 +173,9 @@ struct ReconstructCommand: ParsableCommand {
         noise: Summary.Noise(
           depthNoiseAt20cm: result.noise.depthNoiseAt20cm.map { $0 * 1000 }, depthSamples: result.noise.depthSamples,
           typicalMisfit: result.noise.typicalMisfit.map { $0 * 1000 },
-          outlierDistance: result.noise.outlierDistance.isFinite ? result.noise.outlierDistance * 1000 : nil),
+          outlierDistance: result.noise.outlierDistance.isFinite ? result.noise.outlierDistance * 1000 : nil,
+          farDepth: result.noise.farDepth.map { $0 * 1000 },
+          signedDistanceBand: fusion == .signedDistance ? options.fusion.truncation(for: result.noise) * 1000 : nil),
         markerMap: result.markers.map { m in
           Summary.MappedMarker(id: m.id, corners: m.corners.map { [$0.x, $0.y, $0.z] }, observations: m.observations)
         },
@@ -217,6 +223,9 @@ struct ReconstructCommand: ParsableCommand {
         String(
           format: "noise       depth σ %.2f mm at 20 cm, %.2f mm at 30 cm (estimated from %d sticker views)",
           at20 * 1000, at30 * 1000, s.noise.depthSamples))
+      if let band = s.noise.signedDistanceBand, let far = s.noise.farDepth {
+        lines.append(String(format: "fusion      signed-distance band ± %.1f mm (the depth noise at %.0f cm, the far stickers' depth)", band, far / 10))
+      }
     }
     lines += focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed)
     if global.verbose { lines += result.stages.map(Self.render) }

@@ -36,6 +36,17 @@ enum SimulatedVisits {
     }
   }
 
+  /// What a scan's intervals include besides the cloud's sampling, at sizes measured on
+  /// realistic-preset scans (docs/method.md "Uncertainty"): landmarks lifted with 0.5 mm along
+  /// their rays and 0.1 mm in every direction, the map's scale to 0.04 %, the surface to 0.07 mm.
+  static let uncertainty = MeasurementUncertainty(
+    landmarks: [
+      .init(position: [0.072, 0, 0], isotropicSD: 0.0001, alongRaySD: 0.0005, ray: [-1, 0, 0]),
+      .init(position: [0.085, 0, -0.02], isotropicSD: 0.0001, alongRaySD: 0.0005, ray: [-1, 0, 0]),
+      .init(position: [0, 0.055, 0], isotropicSD: 0.0001, alongRaySD: 0.0005, ray: [0, -1, 0]),
+      .init(position: [0, -0.055, 0], isotropicSD: 0.0001, alongRaySD: 0.0005, ray: [0, 1, 0]),
+    ], scaleSD: 0.0004, surfaceSD: 0.07)
+
   /// A measured visit.
   typealias Visit = (report: MeasureReport, measurement: HeadMeasurement, points: [SIMD3<Double>])
 
@@ -56,7 +67,7 @@ enum SimulatedVisits {
   static func visit(turn: Double, seed: UInt64, patient: String, recordedAt: String) throws -> Visit {
     let points = points(turn: turn, noise: 0.5, count: 30_000, seed: seed)
     let measurement = try measureHead(points: points)
-    let intervals = bootstrapIntervals(points: points, measurement: measurement, replicates: 40, seed: seed)
+    let intervals = bootstrapIntervals(points: points, measurement: measurement, replicates: 40, seed: seed, uncertainty: uncertainty)
     var report = MeasureReport(
       measurement: measurement, denominator: .longer,
       registration: .init(frames: 120, framesRegistered: 117, markers: 40, markersRegistered: 38, cornerRMS: 0.41),

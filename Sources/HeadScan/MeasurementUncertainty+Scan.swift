@@ -1,0 +1,106 @@
+import CVAI
+import Landmarks
+import PointCloud
+import Registration
+import ScanIO
+import _HeadScanSupport
+
+extension MeasurementUncertainty {
+  /// The errors of a measured scan, estimated from the scan itself (see
+  /// ``MeasurementUncertainty`` and docs/method.md "Uncertainty").
+  ///
+  /// - Landmarks placed on a frame's pixels: each was lifted by that frame's depth and moved by
+  ///   its pose. Along its ray, the depth noise at its depth (``ScanNoise``; the median of a
+  ///   window's n valid pixels has variance `π/2 · σ(z)² / n`) plus the surface's own relief across
+  ///   the window (the window's robust depth spread squared, less σ(z)²: on the nose tip or a
+  ///   slope the median lands anywhere in it). In every direction, the frame's pose error at the landmark: the frame's corner
+  ///   residual `σ` (RMS, per axis `σ/√3`) through the rigid fit's leverage,
+  ///   `σ_axis² (1/N + 3d² / (2 Σ|xᵢ − x̄|²))` for N corners xᵢ of its registered markers and a
+  ///   landmark `d` from their centroid. Landmarks given in the world are taken as exact.
+  /// - Scale: the marker map's, `cornerRMS / (R √(4K))` for K registered markers spread R (RMS)
+  ///   about their centroid: a marker's corner errors that are its own (print, fit to the curved
+  ///   cap) do not average over its observations. (A depth scale error of the sensor itself
+  ///   cannot be seen in the scan and is not included.)
+  /// - Surface: the fused surface's shared offset along its normal, from each registered frame's
+  ///   corner residual: `σ_surface = RMS(residuals) / √(frames seeing a point)`, the frames that
+  ///   see a point of the head being the registered frames times the share of the head a frame
+  ///   sees (its markers over the cap's).
+  /// - Parameters:
+  ///   - frame: the head frame the scan was measured in.
+  ///   - reconstruction: the scan's reconstruction.
+  ///   - landmarks: the landmarks file the frame came from, if any.
+  ///   - capMarkers: how many markers the cap has.
+  public init(
+    frame: HeadFrameEstimate, reconstruction: HeadReconstruction, scan: any ScanReader, landmarks file: LandmarkFile?, capMarkers: Int
+  ) {
+    self.init()
+    let noise = reconstruction.noise
+    let markers = Dictionary(reconstruction.markers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    if let file, let lifted = frame.landmarks, frame.source == .landmarks {
+      let placed = [("nasion", lifted.nasion), ("noseTip", lifted.noseTip), ("leftEar", lifted.leftEar), ("rightEar", lifted.rightEar)]
+      landmarks = placed.map { name, world in
+        let position = frame.headFromWorld.apply(world)
+        guard case .pixel(let index, let u, let v)? = file.positions[name], reconstruction.frames.indices.contains(index),
+          let pose = reconstruction.frames[index].worldFromCamera
+        else { return Landmark(position: position, isotropicSD: 0) }
+        let diagnostics = reconstruction.frames[index]
+        let inCamera = pose.inverse.apply(world)
+        let ray = frame.headFromWorld.rotation * (world - pose.translation).normalized
+        let noiseSD = noise.depthNoise(atDistance: inCamera.z) ?? 0
+        var alongRay = noiseSD
+        if let window = try? depthWindow(scan, frame: index, u: u, v: v) {
+          // The median's noise, and the surface's own relief across the window beyond the noise.
+          let relief = max(0, window.spread * window.spread - noiseSD * noiseSD)
+          alongRay = (Double.pi / 2 * noiseSD * noiseSD / Double(window.count) + relief).squareRoot()
+        }
+        let corners = diagnostics.detectedIDs.compactMap { markers[$0] }.flatMap(\.corners)
+        var poseSD = 0.0
+        if let rms = diagnostics.rms, !corners.isEmpty {
+          let centroid = corners.reduce(SIMD3<Double>.zero, +) / Double(corners.count)
+          let spread = corners.reduce(0.0) { $0 + ($1 - centroid).dot($1 - centroid) }
+          let d = world - centroid
+          let leverage = 1 / Double(corners.count) + (spread > 0 ? 1.5 * d.dot(d) / spread : 0)
+          poseSD = rms / 3.0.squareRoot() * leverage.squareRoot()
+        }
+        return Landmark(position: position, isotropicSD: poseSD, alongRaySD: alongRay, ray: ray)
+      }
+    }
+    // The map's scale: its markers' mutual distances. Each marker's corners carry an error its
+    // observations do not average away (the print, its fit to the curved cap), so the scale is
+    // known to the corner RMS over the markers' spread R (RMS about their centroid) and the
+    // square root of the corners, 4 per marker.
+    let mapped = reconstruction.markers.flatMap(\.corners)
+    if mapped.count >= 8, reconstruction.cornerRMS.isFinite {
+      let centroid = mapped.reduce(SIMD3<Double>.zero, +) / Double(mapped.count)
+      let spread = (mapped.reduce(0.0) { $0 + ($1 - centroid).dot($1 - centroid) } / Double(mapped.count)).squareRoot()
+      if spread > 0 { scaleSD = reconstruction.cornerRMS / (spread * Double(mapped.count).squareRoot()) }
+    }
+    let residuals = reconstruction.frames.compactMap { $0.worldFromCamera != nil ? $0.rms : nil }
+    if !residuals.isEmpty, capMarkers > 0 {
+      let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
+      let registered = reconstruction.frames.filter { $0.worldFromCamera != nil }
+      let seen = registered.reduce(0.0) { $0 + Double($1.detectedIDs.count) } / Double(capMarkers)
+      surfaceSD = rms / max(1, seen).squareRoot() * 1000
+    }
+  }
+}
+
+/// The valid depth of the ±2-pixel window a pixel landmark is lifted from
+/// (``liftLandmarks(_:path:scan:reconstruction:)``): its robust spread (1.4826 × the median
+/// absolute deviation, metres) and how many pixels it holds; `nil` for fewer than three.
+func depthWindow(_ scan: any ScanReader, frame index: Int, u: Double, v: Double) throws -> (spread: Double, count: Int)? {
+  let frame = try scan.frame(at: index)
+  let depth = frame.depth
+  guard frame.color.width > 0, frame.color.height > 0, depth.width > 0, depth.height > 0 else { return nil }
+  let cx = Int(((u + 0.5) * Double(depth.width) / Double(frame.color.width) - 0.5).rounded())
+  let cy = Int(((v + 0.5) * Double(depth.height) / Double(frame.color.height) - 0.5).rounded())
+  let (x0, x1, y0, y1) = (max(0, cx - 2), min(depth.width, cx + 3), max(0, cy - 2), min(depth.height, cy + 3))
+  guard x0 < x1, y0 < y1 else { return nil }
+  var values: [Double] = []
+  for y in y0..<y1 {
+    for x in x0..<x1 where depth[x, y].isFinite { values.append(Double(depth[x, y])) }
+  }
+  guard values.count >= 3 else { return nil }
+  let median = upperMedian(values)
+  return (1.4826 * upperMedian(values.map { abs($0 - median) }), values.count)
+}
