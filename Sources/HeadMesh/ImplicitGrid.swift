@@ -4,15 +4,15 @@ import PointCloud
 /// outside), measured near the points and filled by diffusion everywhere else.
 ///
 /// Near the points (within ``supportRadius`` of at least a few of them) the value at a grid
-/// vertex is its distance to the plane through the weighted mean of its neighbouring points
-/// with their weighted mean normal (weights `(1 − d²/r²)²`): an implicit moving-least-squares
-/// surface (Adamson and Alexa 2003; Kolluri 2008), exact on planes and off by about
-/// `d²/(2R)` on a surface of curvature radius `R`. Elsewhere — the inside of the head, the air
-/// around it and the holes in the measured surface — the value is the harmonic interpolation of
-/// the measured values with the grid's outer faces held outside (volumetric diffusion, Davis,
-/// Marschner, Garr and Levoy 2002), solved coarse to fine. Its zero level is the measured
-/// surface where there are points and a smooth membrane across the holes, and it encloses a
-/// volume by construction.
+/// vertex is its distance to the algebraic sphere fitted to its neighbouring points and normals
+/// (weights `(1 − d²/r²)²`; ``AlgebraicSphere``, Guennebaud and Gross 2007): an implicit
+/// moving-least-squares surface exact on spheres and planes, where a weighted plane (Adamson and
+/// Alexa 2003) would sit inside a convex surface by about `E[s²]/(2R)`. Elsewhere — the inside
+/// of the head, the air around it and the holes in the measured surface — the value is the
+/// harmonic interpolation of the measured values with the grid's outer faces held outside
+/// (volumetric diffusion, Davis, Marschner, Garr and Levoy 2002), solved coarse to fine. Its
+/// zero level is the measured surface where there are points and a smooth membrane across the
+/// holes, and it encloses a volume by construction.
 struct ImplicitGrid {
   /// Position of vertex (0, 0, 0), metres.
   let origin: SIMD3<Double>
