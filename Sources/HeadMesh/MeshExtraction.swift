@@ -96,7 +96,7 @@ private func extractOnce(_ cloud: PointSet, spacing: Double, options: MeshOption
         positions.append(raw.positions[old])
         let edge = raw.edges[old]
         let a = grid.measuredSlot[edge.outside], b = grid.measuredSlot[edge.inside]
-        if a >= 0 && b >= 0 {
+        if a >= 0 && b >= 0 && grid.surrounded[Int(a)] && grid.surrounded[Int(b)] {
           let ca = grid.colours[Int(a)], cb = grid.colours[Int(b)]
           colours.append(SIMD3<UInt8>(clamping: SIMD3<Int32>((ca + edge.fraction * (cb - ca)).rounded(.toNearestOrEven))))
           filled.append(false)

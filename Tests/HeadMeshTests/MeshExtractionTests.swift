@@ -37,8 +37,11 @@ struct MeshExtractionTests {
     #expect(topology.isClosedManifold, "\(topology)")
     #expect(topology.eulerCharacteristic == 2 && topology.pieces == 1)
     #expect(mesh.enclosedVolume > 0, "triangles face outward")
-    // Measured vertices lie on the sphere: the moving-least-squares plane of a sphere is off by
-    // about s²/(2R) for neighbours s away, s ≤ 5 mm here (≤ 0.18 mm, far less on average).
+    // Measured vertices lie on the sphere: the local algebraic sphere fit is exact on a sphere,
+    // what is left is the linear interpolation along a grid edge and the float coordinates; a
+    // weighted plane instead sits inside by about s²/(2R) for neighbours s away (0.05 mm RMS).
+    // The bound on the worst: the sag of a chord as long as a cube's diagonal, (√3·2 mm)²/(8R),
+    // plus a micrometre for the float coordinates.
     let measured = mesh.positions.indices.filter { !mesh.filled[$0] }
     let radial = measured.map { Double((mesh.positions[$0] * mesh.positions[$0]).sum().squareRoot() - Self.radius) }
     let rms = (radial.map { $0 * $0 }.reduce(0, +) / Double(radial.count)).squareRoot()
