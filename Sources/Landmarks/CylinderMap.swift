@@ -1,3 +1,4 @@
+import CVAI
 import Foundation
 import PointCloud
 
@@ -26,10 +27,14 @@ struct CylinderMap {
   /// difference), metres: the surface noise after binning.
   private(set) var noise: Double
 
-  init(points: [SIMD3<Double>], normals: [SIMD3<Double>]?, origin: SIMD3<Double>, up: SIMD3<Double>, heights: ClosedRange<Double>) {
+  /// - Parameter forward: where azimuth 0 points (projected across `up`); `nil`: any direction.
+  init(
+    points: [SIMD3<Double>], normals: [SIMD3<Double>]?, origin: SIMD3<Double>, up: SIMD3<Double>, forward: SIMD3<Double>? = nil,
+    heights: ClosedRange<Double>
+  ) {
     self.origin = origin
     self.up = up
-    let reference: SIMD3<Double> = abs(up.x) < 0.9 ? [1, 0, 0] : [0, 1, 0]
+    let reference: SIMD3<Double> = forward ?? (abs(up.x) < 0.9 ? [1, 0, 0] : [0, 1, 0])
     e1 = (reference - reference.dot(up) * up).normalized
     e2 = up.cross(e1)
     bottom = heights.lowerBound
@@ -74,6 +79,27 @@ struct CylinderMap {
       differences.sort()
       noise = 1.4826 * differences[differences.count / 2]
     }
+  }
+
+  /// The map of a head in its own frame (contract §4): the axis is the frame's z through the
+  /// ears' midpoint, and column k is centred on azimuth k° from the frame's x (the nasion's
+  /// direction), so column 0 is the midline; `heights` are metres above the ears' plane.
+  init(points: [SIMD3<Double>], normals: [SIMD3<Double>]?, frame: HeadFrame, heights: ClosedRange<Double>) {
+    let worldFromHead = frame.worldFromHead
+    let halfBin = -0.5 * Double.pi / 180
+    let forward = worldFromHead.rotation * SIMD3(cos(halfBin), sin(halfBin), 0)
+    self.init(
+      points: points, normals: normals, origin: worldFromHead.translation, up: worldFromHead.rotation * SIMD3(0, 0, 1),
+      forward: forward, heights: heights)
+  }
+
+  /// The fractional row and column (centres at integers) and the radius of a world point.
+  func location(of point: SIMD3<Double>) -> (row: Double, column: Double, radius: Double) {
+    let q = point - origin
+    let h = q.dot(up)
+    let radial = q - h * up
+    let theta = atan2(radial.dot(e2), radial.dot(e1)) * 180 / .pi
+    return ((h - bottom) / Self.rowHeight - 0.5, theta - 0.5, radial.length)
   }
 
   static func wrapColumn(_ column: Int) -> Int { ((column % columns) + columns) % columns }

@@ -9,24 +9,26 @@ import _HeadScanSupport
 ///
 /// The surface is mapped as a range image about the cap's axis (``CylinderMap``: up is the
 /// stickers' mean normal, the axis passes through their mean position; 1° × 1 mm bins).
-/// - **Face**: below the cap's lowest sticker, features are bins standing proud of the
-///   chord 20° either side. The nose and the two ears are the three most prominent; the
-///   nose is the one facing the widest gap between them (the back of the head). With fewer
-///   than three, the nose cannot be told from an ear and is refused.
-/// - **Nose tip**: the most anterior point near that feature in the head frame the four
-///   points make (contract §4), refined to a fraction of a bin.
-/// - **Nasion**: the deepest point of the midline profile above the nose tip, below the
-///   chord from the nose tip to the forehead's most prominent point.
-/// - **Tragion**: on each side, 60°–160° from the nose, each row's surface is fitted by a
-///   robust cubic in azimuth (the head without the ear); the ear is the largest lateral
-///   protrusion above it. The tragion is its front root: the azimuth where the protrusion
-///   rises steepest on its anterior side, at the height where it falls steepest on its
-///   upper side.
+/// - **Nose**: below the cap's lowest sticker, the bin standing most proud of the chord 20°
+///   either side.
+/// - **Nose tip**: the most anterior point near it in the head frame the four points make
+///   (contract §4), refined to a fraction of a bin.
+/// - **Nasion**: the deepest point of the midline profile between the nose tip and the
+///   forehead's most prominent point within 60 mm above it.
+/// - **Tragion**: the front root of the ear (`LandmarkDetector.findTragion`):
+///   the ear is the largest lateral protrusion 60°–160° from the nose, the head under it is
+///   modelled from both sides of its footprint, and the tragion is where the protrusion rises
+///   steepest on its anterior side, at the height where it falls steepest above its peak.
 ///
-/// Each confidence compares the feature's size (nose prominence, nasion depth, ear
-/// protrusion) with the least an infant's feature has (5, 2 and 3 mm) or five times the
-/// surface noise if larger: 0 at that size, 1 at twice it; times the scanned share of the
-/// surface around the feature. Nothing is refused here: see ``AutomaticLandmarks/accepted(minimumConfidence:)``.
+/// The cap's axis is a few degrees off the head's, so the four points are then found again
+/// on a map in the head frame they make (`CylinderMap.init(points:normals:frame:heights:)`),
+/// until no point moves by 0.1 mm (at most four rounds).
+///
+/// Each confidence compares the feature's size (nose prominence, the nasion's depth behind
+/// the forehead, ear protrusion) with the least an infant's feature has (8, 2 and 3 mm) or
+/// five times the surface noise if larger: 0 at that size, 1 at twice it; times the scanned
+/// share of the surface around the feature. Nothing is refused here: see
+/// ``AutomaticLandmarks/accepted(minimumConfidence:)``.
 /// - Throws: ``AutomaticLandmarkError`` when fewer than 4 stickers were registered or no
 ///   head surface lies below the cap.
 public func detectLandmarks(cloud: PointSet, markers: [RegisteredMarker]) throws(AutomaticLandmarkError) -> AutomaticLandmarks {
@@ -46,11 +48,24 @@ public func detectLandmarks(cloud: PointSet, markers: [RegisteredMarker]) throws
     for column in 0..<CylinderMap.columns where map.isScanned(row: row, column: column) { scannedBelowCap += 1 }
   }
   guard scannedBelowCap >= 500 else { throw .tooFewPoints(scannedBelowCap) }
-  return LandmarkDetector(map: map, capRow: capRow).run()
+  var found = LandmarkDetector(map: map, capRow: capRow).run()
+  // The cap sits a few degrees off the head's axis: map again in the frame the four points
+  // make, until they settle (0.1 mm) or four rounds. The nasion's depth may read shallow on
+  // the tilted map, so only the nose and the ears must have been found.
+  for _ in 0..<4 {
+    guard [found.noseTip, found.leftEar, found.rightEar].allSatisfy({ $0.confidence > 0 }), let frame = try? found.points.headFrame()
+    else { break }
+    let headMap = CylinderMap(points: points, normals: normals, frame: frame, heights: LandmarkDetector.headFrameHeights)
+    let refined = LandmarkDetector(map: headMap, capRow: headMap.rows).refined(found, frame: frame)
+    let moved = zip(refined.all, found.all).map { ($0.position - $1.position).length }.max() ?? 0
+    found = refined
+    if moved < 0.0001 { break }
+  }
+  return found
 }
 
 /// The steps of ``detectLandmarks(cloud:markers:)`` on one map.
-private struct LandmarkDetector {
+struct LandmarkDetector {
   let map: CylinderMap
   let capRow: Int
   /// Five times the binned surface noise, metres: no feature smaller counts.
@@ -95,8 +110,9 @@ private struct LandmarkDetector {
     let noseConfidence = confidence(nose.size, least: 0.008, coverage: noseCoverage)
     let noseDetail = String(format: "nose %.1f mm proud of the face 20° either side, %@", nose.size * 1000, noiseText)
     let nasion = findNasion(noseRow: nose.row, column: nose.column)
-    let left = findTragion(side: 1, noseRow: nose.row, noseColumn: nose.column)
-    let right = findTragion(side: -1, noseRow: nose.row, noseColumn: nose.column)
+    let earRows = max(0, nose.row - 30)...max(0, min(map.rows - 1, capRow + 5))
+    let left = findTragion(side: 1, noseColumn: nose.column, rows: earRows)
+    let right = findTragion(side: -1, noseColumn: nose.column, rows: earRows)
     let noseRadius = map.radius(row: nose.row, column: nose.column) ?? 0
     var noseTip = map.point(row: Double(nose.row), column: Double(nose.column), radius: noseRadius)
     // Settle the nose tip in the head frame the four points make: its most anterior point.
@@ -109,6 +125,25 @@ private struct LandmarkDetector {
       leftEar: left, rightEar: right)
   }
 
+  /// The landmarks again on a map in the head frame `frame` of `previous` (``CylinderMap/init(points:normals:frame:heights:)``,
+  /// rows from ``headFrameHeights``): the nasion on the midline (column 0), the nose tip the
+  /// most anterior point near the previous one, the tragions searched 45 mm below to 25 mm
+  /// above the ears' plane. The nose tip keeps its confidence.
+  func refined(_ previous: AutomaticLandmarks, frame: HeadFrame) -> AutomaticLandmarks {
+    let before = map.location(of: previous.noseTip.position)
+    var noseTip = previous.noseTip
+    noseTip.position = mostAnterior(near: Int(before.row.rounded()), Int(before.column.rounded()), in: frame) ?? noseTip.position
+    let noseRow = Int(map.location(of: noseTip.position).row.rounded())
+    let row = { (height: Double) in Int(((height - self.map.bottom) / CylinderMap.rowHeight).rounded(.down)) }
+    let earRows = max(0, row(-0.045))...max(0, min(map.rows - 1, row(0.025)))
+    return AutomaticLandmarks(
+      nasion: findNasion(noseRow: noseRow, column: 0), noseTip: noseTip,
+      leftEar: findTragion(side: 1, noseColumn: 0, rows: earRows), rightEar: findTragion(side: -1, noseColumn: 0, rows: earRows))
+  }
+
+  /// Heights of the head-frame map, metres above the ears' plane: the chin to the forehead.
+  static let headFrameHeights = -0.08...0.06
+
   /// The midline radius at a row (mean of the column and its neighbours that were scanned), metres.
   func profile(row: Int, column: Int) -> Double? {
     let values = (-1...1).compactMap { map.radius(row: row, column: column + $0) }
@@ -120,7 +155,7 @@ private struct LandmarkDetector {
   func findNasion(noseRow: Int, column: Int) -> LandmarkProposal {
     let top = min(map.rows - 1, noseRow + 60)
     let none = LandmarkProposal(name: "nasion", position: map.origin, confidence: 0, detail: "no midline profile scanned above the nose")
-    guard let tipRadius = profile(row: noseRow, column: column), top > noseRow + 10,
+    guard top > noseRow + 10,
       let forehead = ((noseRow + 10)...top).compactMap({ r in profile(row: r, column: column).map { (r, $0) } }).max(by: { $0.1 < $1.1 }),
       let deepest = ((noseRow + 1)..<forehead.0).compactMap({ r in profile(row: r, column: column).map { (r, $0) } }).min(by: { $0.1 < $1.1 })
     else { return none }
@@ -129,98 +164,15 @@ private struct LandmarkDetector {
       row += vertexOffset(a, deepest.1, c)
     }
     let radius = map.interpolatedRadius(row: row, column: Double(column)) ?? deepest.1
-    let depth = min(tipRadius, forehead.1) - deepest.1
+    // How far the concavity lies behind the forehead (the nose, 10–20 mm below, stands
+    // further out on every head; on a map whose rows are tilted against the head its
+    // radius at the nose tip's row says little).
+    let depth = forehead.1 - deepest.1
     let coverage = map.coverage(rows: noseRow...forehead.0, columns: (column - 3)...(column + 3))
     return LandmarkProposal(
       name: "nasion", position: map.point(row: row, column: Double(column), radius: radius),
       confidence: confidence(depth, least: 0.002, coverage: coverage),
-      detail: String(format: "profile %.1f mm deep between nose tip and forehead, noise %.2f mm", depth * 1000, map.noise * 1000))
-  }
-
-  /// The tragion on one side (`side` +1: the infant's left, at larger azimuths; −1: right).
-  func findTragion(side: Int, noseRow: Int, noseColumn: Int) -> LandmarkProposal {
-    let name = side > 0 ? "leftEar" : "rightEar"
-    let offsets = Array(60...160)
-    let rowRange = max(0, noseRow - 30)...max(0, min(map.rows - 1, capRow + 5))
-    // Each row's head without the ear: a cubic in azimuth, refitted without the points above it.
-    var excess: [Int: [Int: Double]] = [:]
-    for row in rowRange {
-      let samples = offsets.compactMap { k in map.radius(row: row, column: noseColumn + side * k).map { (k, $0) } }
-      guard samples.count >= 40 else { continue }
-      // Asymmetric least squares (the surface under the ear): points above the fit weigh 1 %.
-      var weights = [Double](repeating: 1, count: samples.count)
-      var coefficients: [Double] = []
-      for _ in 0..<20 {
-        guard let fit = fitCubic(samples, weights: weights) else { break }
-        coefficients = fit
-        let next = samples.map { $0.1 > cubic(fit, $0.0) ? 0.01 : 1.0 }
-        if next == weights { break }
-        weights = next
-      }
-      guard !coefficients.isEmpty else { continue }
-      excess[row] = Dictionary(uniqueKeysWithValues: samples.map { ($0.0, $0.1 - cubic(coefficients, $0.0)) })
-    }
-    func value(_ row: Int, _ k: Int) -> Double? { excess[row]?[k] }
-    guard let peak = excess.flatMap({ row, values in values.map { (row: row, k: $0.key, size: $0.value) } }).max(by: { $0.size < $1.size })
-    else {
-      return LandmarkProposal(name: name, position: map.origin, confidence: 0, detail: "the side of the head was not scanned")
-    }
-    let half = peak.size / 2
-    // The ear's rows (protrusion above half its peak at the peak's azimuth) and azimuths.
-    var earRows = [peak.row]
-    for direction in [-1, 1] {
-      var r = peak.row + direction
-      while let v = value(r, peak.k), v > half {
-        earRows.append(r)
-        r += direction
-      }
-    }
-    let azimuthProfile: [Int: Double] = Dictionary(
-      uniqueKeysWithValues: offsets.compactMap { k in
-        let values = earRows.compactMap { value($0, k) }
-        return values.isEmpty ? nil : (k, values.reduce(0, +) / Double(values.count))
-      })
-    // Front root: where the protrusion rises steepest towards its peak (anterior side).
-    var steepest: (k: Int, slope: Double)?
-    var k = peak.k - 1
-    while k >= offsets[0], let here = azimuthProfile[k], let next = azimuthProfile[k + 1] {
-      if next - here > steepest?.slope ?? -.infinity { steepest = (k, next - here) }
-      if here < 0.1 * peak.size { break }
-      k -= 1
-    }
-    let earColumns = offsets.filter { (azimuthProfile[$0] ?? 0) > half }
-    func heightProfile(_ r: Int) -> Double? {
-      let values = earColumns.compactMap { value(r, $0) }
-      return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
-    }
-    // Upper edge: where the protrusion falls steepest above its peak.
-    var steepestDrop: (row: Int, drop: Double)?
-    var r = peak.row
-    while let here = heightProfile(r), let above = heightProfile(r + 1) {
-      if here - above > steepestDrop?.drop ?? -.infinity { steepestDrop = (r, here - above) }
-      if above < 0.1 * peak.size { break }
-      r += 1
-    }
-    guard let front = steepest, let upper = steepestDrop else {
-      return LandmarkProposal(
-        name: name, position: map.origin, confidence: 0,
-        detail: String(format: "no ear edge: protrusion %.1f mm, noise %.2f mm", peak.size * 1000, map.noise * 1000))
-    }
-    var frontOffset = Double(front.k) + 0.5
-    if let a = azimuthProfile[front.k - 1], let b = azimuthProfile[front.k], let c = azimuthProfile[front.k + 1], let d = azimuthProfile[front.k + 2] {
-      frontOffset += vertexOffset(b - a, c - b, d - c)
-    }
-    var upperRow = Double(upper.row) + 0.5
-    if let a = heightProfile(upper.row - 1), let b = heightProfile(upper.row), let c = heightProfile(upper.row + 1), let d = heightProfile(upper.row + 2) {
-      upperRow += vertexOffset(a - b, b - c, c - d)
-    }
-    let column = Double(noseColumn) + Double(side) * frontOffset
-    let radius = map.interpolatedRadius(row: upperRow, column: column) ?? 0
-    let coverage = map.coverage(rows: (peak.row - 10)...(peak.row + 10), columns: (noseColumn + side * peak.k - 15)...(noseColumn + side * peak.k + 15))
-    return LandmarkProposal(
-      name: name, position: map.point(row: upperRow, column: column, radius: radius),
-      confidence: radius > 0 ? confidence(peak.size, least: 0.003, coverage: coverage) : 0,
-      detail: String(format: "lateral protrusion %.1f mm, noise %.2f mm", peak.size * 1000, map.noise * 1000))
+      detail: String(format: "profile %.1f mm behind the forehead above the nose, noise %.2f mm", depth * 1000, map.noise * 1000))
   }
 
   /// The most anterior surface point (largest head-frame x) within 8 bins of a bin, refined
@@ -244,25 +196,8 @@ private struct LandmarkDetector {
 }
 
 /// Offset (−0.5…0.5) of the vertex of the parabola through three equally spaced values.
-private func vertexOffset(_ a: Double, _ b: Double, _ c: Double) -> Double {
+func vertexOffset(_ a: Double, _ b: Double, _ c: Double) -> Double {
   let curvature = a - 2 * b + c
   guard abs(curvature) > 1e-15 else { return 0 }
   return max(-0.5, min(0.5, 0.5 * (a - c) / curvature))
-}
-
-/// A cubic in azimuth offset (degrees, centred on 110°) fitted by weighted least squares.
-private func fitCubic(_ samples: [(Int, Double)], weights: [Double]) -> [Double]? {
-  leastSquares(zip(samples, weights), unknowns: 4) { sample, a in
-    let t = (Double(sample.0.0) - 110) / 50, w = sample.1.squareRoot()
-    a[0] = w
-    a[1] = w * t
-    a[2] = w * t * t
-    a[3] = w * t * t * t
-    return w * sample.0.1
-  }
-}
-
-private func cubic(_ c: [Double], _ k: Int) -> Double {
-  let t = (Double(k) - 110) / 50
-  return c[0] + t * (c[1] + t * (c[2] + t * c[3]))
 }

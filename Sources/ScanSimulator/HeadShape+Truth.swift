@@ -49,8 +49,10 @@ extension HeadShape {
     self.init(parameters: parameters, semiAxisX: a, semiAxisY: b, flattening: f)
   }
 
-  /// The landmarks: nasion straight ahead in the ears' plane, nose tip at the nose's
-  /// most anterior point, tragion where that plane meets x = 0 on each side.
+  /// The landmarks: nasion straight ahead in the ears' plane, which is the midline
+  /// profile's deepest point between the nose tip and the forehead (the nose's root is
+  /// placed there, ``noseRoot``); nose tip at the nose's most anterior point; tragion where
+  /// the ears' plane meets x = 0 on each side.
   public var landmarks: HeadLandmarks {
     let nasion = surfacePoint(z: 0, phi: 0)
     // Nose tip: most anterior point of the midline profile below the nasion (golden-section search).

@@ -17,7 +17,10 @@ import PointCloud
 /// - `g(z)`: vertical profile, an ellipsoid cap above `measurementHeight`, an
 ///   ellipsoid flank below it blending smoothly into the neck;
 /// - face, nose and ear bumps live below `bumpCeiling`, so every layer within
-///   10 mm of the measurement level is an exactly scaled copy of ρ.
+///   10 mm of the measurement level is an exactly scaled copy of ρ;
+/// - the nose's root (``noseRoot``) is placed so the midline profile's deepest point
+///   between the nose tip and the forehead, the anatomical nasion, lies straight ahead in
+///   the ears' plane (z = 0, φ = 0), where ``landmarks`` puts the nasion.
 public struct HeadShape: Sendable, Hashable {
   /// What a user chooses; the shape is solved to hit the CI and CVAI targets.
   public struct Parameters: Sendable, Hashable, Codable {
@@ -65,6 +68,10 @@ public struct HeadShape: Sendable, Hashable {
   public let semiAxisY: Double
   /// Depth of the posterior flattening as a fraction of the radius.
   public let flattening: Double
+  /// Upper end of the nose bump, metres above the ears' plane: where the nose's slope
+  /// at z = 0 cancels the forehead's and the face's, so the midline profile is deepest
+  /// there (about 1 mm; see ``noseRoot(backgroundSlope:)``).
+  public let noseRoot: Double
 
   /// Layers at or below this height may carry face, nose or ear bumps, metres.
   public static let bumpCeiling = 0.008
@@ -72,13 +79,44 @@ public struct HeadShape: Sendable, Hashable {
   public static let bottom = -0.110
   /// Angular width σ of the posterior flattening, radians.
   static let flatteningWidth = 35.0 * Double.pi / 180
+  /// How far the nose stands proud of the face, metres.
+  static let noseHeight = 0.015
+  /// Vertical extent of the nose bump, metres.
+  static let noseLength = 0.024
 
   /// A head with explicit outline values (used by the solver and tests).
+  /// The nose's root is placed for these values (``noseRoot(backgroundSlope:)``).
   init(parameters: Parameters, semiAxisX: Double, semiAxisY: Double, flattening: Double) {
+    let draft = HeadShape(parameters: parameters, semiAxisX: semiAxisX, semiAxisY: semiAxisY, flattening: flattening, noseRoot: 0)
+    self.init(
+      parameters: parameters, semiAxisX: semiAxisX, semiAxisY: semiAxisY, flattening: flattening,
+      noseRoot: Self.noseRoot(backgroundSlope: draft.midlineSlopeWithoutNose))
+  }
+
+  private init(parameters: Parameters, semiAxisX: Double, semiAxisY: Double, flattening: Double, noseRoot: Double) {
     self.parameters = parameters
     self.semiAxisX = semiAxisX
     self.semiAxisY = semiAxisY
     self.flattening = flattening
+    self.noseRoot = noseRoot
+  }
+
+  /// d/dz of the midline radius (φ = 0) at z = 0 without the nose: the forehead receding
+  /// downwards minus the face bulk's upper edge (about 0.56 on a 150 mm head).
+  private var midlineSlopeWithoutNose: Double {
+    let h = 1e-6
+    let above = outline(0) * profile(h) + Self.faceBulk(z: h, phi: 0)
+    let below = outline(0) * profile(-h) + Self.faceBulk(z: -h, phi: 0)
+    return (above - below) / (2 * h)
+  }
+
+  /// The nose bump's upper end δ (metres) at which its slope at z = 0, −H·(π/L)·sin(2πδ/L)
+  /// for a sin² bump of height H over L ending at δ, cancels `backgroundSlope`: the midline
+  /// profile then turns at z = 0 and, the nose rising below and the forehead above, is
+  /// deepest there. 0 when the background does not rise (no nasion above the nose), at most L/4.
+  static func noseRoot(backgroundSlope: Double) -> Double {
+    let sine = backgroundSlope * noseLength / (noseHeight * Double.pi)
+    return noseLength / (2 * Double.pi) * asin(max(0, min(1, sine)))
   }
 
   /// Height of the vertex, metres.
@@ -128,16 +166,24 @@ public struct HeadShape: Sendable, Hashable {
   func bumps(z: Double, phi: Double) -> Double {
     var extra = 0.0
     let face = parameters.withoutFace != true, ears = parameters.withoutEars != true
-    // Face and chin: forward bulk that keeps the face under the forehead, 4 mm above to 70 mm below the ears' plane.
-    if face { extra += 0.026 * Self.window(z, from: -0.070, to: 0.004) * exp(-phi * phi / (2 * 0.6 * 0.6)) }
-    // Nose: narrow, 15 mm proud of the face, tip about 18 mm below the ears' plane.
-    if face { extra += 0.015 * Self.window(z, from: -0.030, to: -0.006) * exp(-phi * phi / (2 * 0.11 * 0.11)) }
+    if face {
+      // Nose: narrow, 15 mm proud of the face, 24 mm long from its root just above the
+      // ears' plane (the nasion) down; tip about 11 mm below the ears' plane.
+      let nose = Self.noseHeight * Self.window(z, from: noseRoot - Self.noseLength, to: noseRoot) * exp(-phi * phi / (2 * 0.11 * 0.11))
+      extra += Self.faceBulk(z: z, phi: phi) + nose
+    }
     // Ears: pinnae just behind the tragion, 8 mm proud, from 25 mm below to 6 mm above.
     for side in [1.0, -1.0] where ears {
       let d = Self.wrap(phi - side * 105 * Double.pi / 180)
       extra += 0.008 * Self.window(z, from: -0.025, to: 0.006) * exp(-d * d / (2 * 0.16 * 0.16))
     }
     return extra
+  }
+
+  /// Face and chin: forward bulk that keeps the face under the forehead, 4 mm above to
+  /// 70 mm below the ears' plane, metres.
+  static func faceBulk(z: Double, phi: Double) -> Double {
+    0.026 * window(z, from: -0.070, to: 0.004) * exp(-phi * phi / (2 * 0.6 * 0.6))
   }
 
   /// A smooth bump on [from, to]: 0 outside, 1 in the middle, C¹ (sin² shape).

@@ -36,38 +36,40 @@ struct AutomaticLandmarksTests {
     return (PointSet(positions: positions, normals: normals), markers)
   }
 
-  /// The anatomical nasion of a simulated head: the deepest (least anterior) point of its
-  /// midline profile between the nose tip and the widest layer (golden-section search). The
-  /// simulator's own `landmarks.nasion` is a convention instead: straight ahead in the ears'
-  /// plane, 7–8 mm above this point on these heads (docs/method.md).
-  static func profileNasion(_ head: HeadShape) -> SIMD3<Double> {
-    var low = head.landmarks.noseTip.z, high = head.parameters.measurementHeight
-    let ratio = (5.0.squareRoot() - 1) / 2
-    for _ in 0..<80 {
-      let m1 = high - ratio * (high - low), m2 = low + ratio * (high - low)
-      if head.surfacePoint(z: m1, phi: 0).x < head.surfacePoint(z: m2, phi: 0).x { high = m2 } else { low = m1 }
-    }
-    return head.surfacePoint(z: (low + high) / 2, phi: 0)
-  }
-
-  /// Normal and severe heads (the other three are in the docs' table): nose tip and the
-  /// profile's nasion within 3 mm, tragions within 6 mm (measured 1.4–5.8 mm on the five).
-  @Test(arguments: [0, 3]) func exactSurfacesGiveTheLandmarks(head index: Int) throws {
+  /// The five heads' exact surfaces: nose tip and nasion (the truth's, the profile's deepest
+  /// point) within 3 mm, tragions within 4 mm, all accepted, and CVAI measured on the cloud in
+  /// the automatic landmarks' frame within 0.3 points of CVAI in the true landmarks' frame (the
+  /// issue's targets). Not met yet, recorded as known issues (docs/method.md): the moderate
+  /// head's nasion (6.7 mm off) and CVAI on the moderate, severe and brachycephalic heads
+  /// (3.1, 0.75 and 0.33 points off): CVAI moves 1.4 points per degree of turn, and a
+  /// nasion or ears' midpoint 0.3 mm to the side is 0.25°.
+  @Test(arguments: 0..<5) func exactSurfacesGiveTheLandmarks(head index: Int) throws {
     let (name, parameters) = Self.heads[index]
     let head = HeadShape(solving: parameters)
     let (cloud, markers) = try Self.exactScan(head, noise: 0.0003, seed: UInt64(31 + index))
     let found = try detectLandmarks(cloud: cloud, markers: markers)
-    var truth = head.landmarks
-    let conventionOffset = (truth.nasion - Self.profileNasion(head)).length * 1000
-    truth.nasion = Self.profileNasion(head)
-    for (proposal, (_, point)) in zip(found.all, truth.named) {
+    for (proposal, (_, point)) in zip(found.all, head.landmarks.named) {
       let error = (proposal.position - point).length * 1000
       print(String(format: "%@ %@: %.2f mm off, confidence %.2f — %@", name, proposal.name, error, proposal.confidence, proposal.detail))
-      #expect(error <= (proposal.name.hasSuffix("Ear") ? 6 : 3), "\(name) \(proposal.name)")
+      let limit = proposal.name.hasSuffix("Ear") ? 4.0 : 3.0
+      if name == "moderate" && proposal.name == "nasion" {
+        withKnownIssue("the moderate head's nasion lands 6.7 mm from the truth") { #expect(error <= limit) }
+      } else {
+        #expect(error <= limit, "\(name) \(proposal.name)")
+      }
       #expect(proposal.confidence >= AutomaticLandmarks.minimumConfidence)
     }
-    print(String(format: "%@: the simulator's nasion lies %.1f mm from the profile's deepest point", name, conventionOffset))
     #expect(try found.accepted() == found.points)
+    func cvai(_ frame: HeadFrame) throws -> Double {
+      try measureHead(points: cloud.positions.map { frame.headFromWorld.apply(SIMD3<Double>($0)) }).measures.cvai
+    }
+    let automatic = try cvai(found.points.headFrame()), placed = try cvai(head.clinicalFrame)
+    print(String(format: "%@: CVAI %.2f in the automatic landmarks' frame, %.2f in the true one (truth %.2f)", name, automatic, placed, head.truth().cvai))
+    if ["moderate", "severe", "brachycephalic"].contains(name) {
+      withKnownIssue("CVAI in the automatic landmarks' frame is more than 0.3 points off on \(name)") { #expect(abs(automatic - placed) <= 0.3) }
+    } else {
+      #expect(abs(automatic - placed) <= 0.3)
+    }
   }
 
   @Test func aHeadWithoutEarsIsRefusedNamingTheEars() throws {
