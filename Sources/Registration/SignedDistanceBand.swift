@@ -38,37 +38,45 @@ struct SignedDistanceBand: Sendable {
     var sums = FrameSums()
     // The march works in voxel units from the lattice's first voxel corner.
     let march = RayMarch(lattice: lattice, truncation: truncation, origin: origin)
+    // Rays in vertical strips of `Self.stripRays` rays, each strip top to bottom: the voxels a ray
+    // shares with the ray one row up were updated a strip's width ago, still in the sums' table.
+    let stripWidth = Self.stripRays * step
     depth.metres.withUnsafeBufferPointer { z in
       colour.bgra.withUnsafeBufferPointer { bgra in
-        for y in Swift.stride(from: 1, to: depth.height - 1, by: step) {
-          let rowRay = (Double(y) - k.cy) / k.fy * c1 + c2
-          let colourRow = colourY[y] * colour.width
-          for x in Swift.stride(from: 1, to: depth.width - 1, by: step) {
-            let i = y * depth.width + x
-            let d = z[i]
-            guard d > 0, d >= nearest, d <= farthest, d.isFinite else { continue }
-            guard abs(z[i - 1] - d) <= jumpLimit, abs(z[i + 1] - d) <= jumpLimit, abs(z[i - depth.width] - d) <= jumpLimit,
-              abs(z[i + depth.width] - d) <= jumpLimit
-            else { continue }
-            // ray: point at optical depth s is origin + s·ray; its metric length per unit depth is |ray|.
-            let ray = (Double(x) - k.cx) / k.fx * c0 + rowRay
-            let rayLength = (ray * ray).sum().squareRoot()
-            let unit = ray / rayLength
-            let surfaceRange = Double(d) * rayLength
-            if let region {
-              let offset = origin + surfaceRange * unit - region.centre
-              let r2 = (offset * offset).sum()
-              guard r2 >= region.inner * region.inner && r2 <= region.outer * region.outer else { continue }
+        for left in Swift.stride(from: 1, to: depth.width - 1, by: stripWidth) {
+          for y in Swift.stride(from: 1, to: depth.height - 1, by: step) {
+            let rowRay = (Double(y) - k.cy) / k.fy * c1 + c2
+            let colourRow = colourY[y] * colour.width
+            for x in Swift.stride(from: left, to: min(left + stripWidth, depth.width - 1), by: step) {
+              let i = y * depth.width + x
+              let d = z[i]
+              guard d > 0, d >= nearest, d <= farthest, d.isFinite else { continue }
+              guard abs(z[i - 1] - d) <= jumpLimit, abs(z[i + 1] - d) <= jumpLimit, abs(z[i - depth.width] - d) <= jumpLimit,
+                abs(z[i + depth.width] - d) <= jumpLimit
+              else { continue }
+              // ray: point at optical depth s is origin + s·ray; its metric length per unit depth is |ray|.
+              let ray = (Double(x) - k.cx) / k.fx * c0 + rowRay
+              let rayLength = (ray * ray).sum().squareRoot()
+              let unit = ray / rayLength
+              let surfaceRange = Double(d) * rayLength
+              if let region {
+                let offset = origin + surfaceRange * unit - region.centre
+                let r2 = (offset * offset).sum()
+                guard r2 >= region.inner * region.inner && r2 <= region.outer * region.outer else { continue }
+              }
+              let c = 4 * (colourRow + colourX[x])
+              let rgb = SIMD3<Float>(Float(bgra[c + 2]), Float(bgra[c + 1]), Float(bgra[c]))
+              march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in sums.add(cell, distance: signed, colour: rgb) }
             }
-            let c = 4 * (colourRow + colourX[x])
-            let rgb = SIMD3<Float>(Float(bgra[c + 2]), Float(bgra[c + 1]), Float(bgra[c]))
-            march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in sums.add(cell, distance: signed, colour: rgb) }
           }
         }
       }
     }
     return sums.finish()
   }
+
+  /// Rays across one strip of the frame's traversal (``frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``).
+  static let stripRays = 32
 
   /// The pixel step that puts neighbouring rays about one voxel apart where this frame sees the
   /// head: the voxel size over a pixel's footprint (median depth not beyond `region` / fx), rounded,
@@ -154,11 +162,14 @@ private struct RayMarch {
 /// same voxels, so most updates land on an entry already there; an entry pushed out by another
 /// voxel is handed over as it is (the volume adds sums, so a voxel handed over twice is the same).
 ///
-/// The table is one block of 32-byte entries (a voxel's key and sums on one cache line), owned
-/// by the frame's ``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``
+/// The table is one block of 8192 entries of 32 bytes (256 KB): small enough to stay in a core's
+/// second-level cache while the frame streams past (a 1 MB table lost a third of the march's
+/// time to cache misses, docs/performance.md); the strips of the frame's rays keep the voxels a
+/// ray shares with its neighbours within a few hundred entries of each other. Owned by the
+/// frame's ``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``
 /// call: ``finish()`` hands the sums over and frees it.
 private struct FrameSums {
-  static let slotsLog2 = 15
+  static let slotsLog2 = 13
   fileprivate struct Entry {
     var key: Int
     var distance: Float
