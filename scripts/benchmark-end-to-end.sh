@@ -2,7 +2,10 @@
 # End-to-end performance of the release binary (issue targets in docs/performance.md):
 # simulates 600- and 1800-frame 640×480 scans (float32 depth, 1.5 and 4.4 GB), runs
 # `reconstruct` and `measure` on each under /usr/bin/time, and prints frames/s, wall time,
-# peak RSS and the per-stage seconds, one line each; then the start-up of `--help`.
+# processor time (user + system), peak RSS and the per-stage seconds, one line each; then the
+# start-up of `--help`. On a shared machine the wall time measures the load: the processor
+# time is the cost, and "frames/s if every core is busy" (frames ÷ (CPU s ÷ cores)) the best
+# wall-clock rate it allows; `reconstruct -v` prints each stage's processor time.
 # Scans are kept in WORKDIR and reused by the next run. The first read of a scan comes
 # from disk, later ones from the page cache: run twice for warm numbers.
 # Both fusion methods are timed (FUSIONS="voxel-mean signed-distance" by default); PRESET=realistic
@@ -17,12 +20,15 @@ bin=.build/release/headscan
 [ -x /usr/bin/time ] || { echo "benchmark: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')"
 
-timed() {  # LABEL COMMAND... → prints wall and peak RSS lines, leaves the wall time in $wall
+cores=$(nproc)
+timed() {  # LABEL COMMAND... → prints wall, CPU and peak RSS lines, leaves the wall and CPU times in $wall and $cpu
   local label=$1
   shift
-  /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out.txt"
-  read -r wall rss_kb <"$work/time.txt"
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time.txt" "$@" >"$work/out.txt"
+  read -r wall rss_kb user system <"$work/time.txt"
+  cpu=$(awk -v u="$user" -v s="$system" 'BEGIN { printf "%.1f", u + s }')
   echo "$label: wall ${wall} s"
+  echo "$label: CPU ${cpu} s (user ${user} + system ${system})"
   echo "$label: peak RSS $((rss_kb / 1024)) MB"
 }
 
@@ -34,7 +40,8 @@ for frames in ${FRAMES:-600 1800}; do
   for fusion in ${FUSIONS:-voxel-mean signed-distance}; do
     label="reconstruct $frames $fusion"
     timed "$label" "$bin" reconstruct "$scan" --fusion "$fusion" -o "$work/$prefix-$frames-$fusion.ply" --json "$work/$prefix-$frames-$fusion.json" -q
-    echo "$label: $(awk -v f="$frames" -v s="$wall" 'BEGIN { printf "%.0f", f / s }') frames/s"
+    echo "$label: $(awk -v f="$frames" -v s="$wall" 'BEGIN { printf "%.0f", f / s }') frames/s (wall)," \
+      "$(awk -v f="$frames" -v c="$cpu" -v n="$cores" 'BEGIN { printf "%.0f", f / (c / n) }') frames/s if all $cores cores are busy"
     grep '^time' "$work/out.txt" | sed "s/^time */$label: stages /"
   done
   timed "measure $frames" "$bin" measure "$scan" -q --json "$work/$prefix-$frames.report.json"

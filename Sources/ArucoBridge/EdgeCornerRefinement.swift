@@ -18,9 +18,10 @@ public struct GreyImage: Sendable {
   /// neighbouring pixels are not all inside the image.
   @inline(__always)
   public func value(at p: SIMD2<Double>) -> Double? {
-    guard p.x.isFinite, p.y.isFinite else { return nil }
-    let x0 = Int(p.x.rounded(.down)), y0 = Int(p.y.rounded(.down))
-    guard x0 >= 0, y0 >= 0, x0 + 1 < width, y0 + 1 < height else { return nil }
+    // Non-negative and below the last pixel first (false for NaN and ±∞): there the floor is a
+    // truncation, no libm call.
+    guard p.x >= 0, p.y >= 0, p.x < Double(width - 1), p.y < Double(height - 1) else { return nil }
+    let x0 = Int(p.x), y0 = Int(p.y)
     let fx = p.x - Double(x0), fy = p.y - Double(y0)
     let i = y0 * width + x0
     let a = Double(pixels[i]), b = Double(pixels[i + 1])

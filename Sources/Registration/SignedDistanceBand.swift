@@ -38,37 +38,45 @@ struct SignedDistanceBand: Sendable {
     var sums = FrameSums()
     // The march works in voxel units from the lattice's first voxel corner.
     let march = RayMarch(lattice: lattice, truncation: truncation, origin: origin)
+    // Rays in vertical strips of `Self.stripRays` rays, each strip top to bottom: the voxels a ray
+    // shares with the ray one row up were updated a strip's width ago, still in the sums' table.
+    let stripWidth = Self.stripRays * step
     depth.metres.withUnsafeBufferPointer { z in
       colour.bgra.withUnsafeBufferPointer { bgra in
-        for y in Swift.stride(from: 1, to: depth.height - 1, by: step) {
-          let rowRay = (Double(y) - k.cy) / k.fy * c1 + c2
-          let colourRow = colourY[y] * colour.width
-          for x in Swift.stride(from: 1, to: depth.width - 1, by: step) {
-            let i = y * depth.width + x
-            let d = z[i]
-            guard d > 0, d >= nearest, d <= farthest, d.isFinite else { continue }
-            guard abs(z[i - 1] - d) <= jumpLimit, abs(z[i + 1] - d) <= jumpLimit, abs(z[i - depth.width] - d) <= jumpLimit,
-              abs(z[i + depth.width] - d) <= jumpLimit
-            else { continue }
-            // ray: point at optical depth s is origin + s·ray; its metric length per unit depth is |ray|.
-            let ray = (Double(x) - k.cx) / k.fx * c0 + rowRay
-            let rayLength = (ray * ray).sum().squareRoot()
-            let unit = ray / rayLength
-            let surfaceRange = Double(d) * rayLength
-            if let region {
-              let offset = origin + surfaceRange * unit - region.centre
-              let r2 = (offset * offset).sum()
-              guard r2 >= region.inner * region.inner && r2 <= region.outer * region.outer else { continue }
+        for left in Swift.stride(from: 1, to: depth.width - 1, by: stripWidth) {
+          for y in Swift.stride(from: 1, to: depth.height - 1, by: step) {
+            let rowRay = (Double(y) - k.cy) / k.fy * c1 + c2
+            let colourRow = colourY[y] * colour.width
+            for x in Swift.stride(from: left, to: min(left + stripWidth, depth.width - 1), by: step) {
+              let i = y * depth.width + x
+              let d = z[i]
+              guard d > 0, d >= nearest, d <= farthest, d.isFinite else { continue }
+              guard abs(z[i - 1] - d) <= jumpLimit, abs(z[i + 1] - d) <= jumpLimit, abs(z[i - depth.width] - d) <= jumpLimit,
+                abs(z[i + depth.width] - d) <= jumpLimit
+              else { continue }
+              // ray: point at optical depth s is origin + s·ray; its metric length per unit depth is |ray|.
+              let ray = (Double(x) - k.cx) / k.fx * c0 + rowRay
+              let rayLength = (ray * ray).sum().squareRoot()
+              let unit = ray / rayLength
+              let surfaceRange = Double(d) * rayLength
+              if let region {
+                let offset = origin + surfaceRange * unit - region.centre
+                let r2 = (offset * offset).sum()
+                guard r2 >= region.inner * region.inner && r2 <= region.outer * region.outer else { continue }
+              }
+              let c = 4 * (colourRow + colourX[x])
+              let rgb = SIMD3<Float>(Float(bgra[c + 2]), Float(bgra[c + 1]), Float(bgra[c]))
+              march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in sums.add(cell, distance: signed, colour: rgb) }
             }
-            let c = 4 * (colourRow + colourX[x])
-            let rgb = SIMD3<Float>(Float(bgra[c + 2]), Float(bgra[c + 1]), Float(bgra[c]))
-            march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in sums.add(cell, distance: signed, colour: rgb) }
           }
         }
       }
     }
     return sums.finish()
   }
+
+  /// Rays across one strip of the frame's traversal (``frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``).
+  static let stripRays = 32
 
   /// The pixel step that puts neighbouring rays about one voxel apart where this frame sees the
   /// head: the voxel size over a pixel's footprint (median depth not beyond `region` / fx), rounded,
@@ -125,6 +133,9 @@ private struct RayMarch {
 
   /// Calls `body` with each voxel's cell and its signed distance (truncation units, −1…1, positive
   /// on the camera's side) for the ray along `unit` whose surface is `surfaceRange` metres away.
+  ///
+  /// A sample's voxel is its coordinates' floor: tested against the cube first, so only
+  /// non-negative coordinates are converted, where truncation is the floor (no libm call).
   @inline(__always)
   func run(along unit: SIMD3<Double>, surfaceRange: Double, _ body: (Int, Float) -> Void) {
     let surface = surfaceRange / voxelSize
@@ -133,12 +144,13 @@ private struct RayMarch {
     var previous = -1
     for n in 0...steps {
       let q = origin + (start + 0.5 * Double(n)) * unit
-      let key = q.rounded(.down)
-      guard key.x >= 0, key.y >= 0, key.z >= 0, key.x < side, key.y < side, key.z < side else { continue }
-      let x = Int(key.x), y = Int(key.y), z = Int(key.z)
+      // false for NaN too
+      guard q.x >= 0, q.y >= 0, q.z >= 0, q.x < side, q.y < side, q.z < side else { continue }
+      let x = Int(q.x), y = Int(q.y), z = Int(q.z)
       let cell = (((x >> 3) * blocksPerSide + (y >> 3)) * blocksPerSide + (z >> 3)) << 9 | ((x & 7) << 6) | ((y & 7) << 3) | (z & 7)
       guard cell != previous else { continue }
       previous = cell
+      let key = SIMD3<Double>(Double(x), Double(y), Double(z))
       let along = ((key + 0.5 - origin) * unit).sum()
       let signed = (surface - along) * scale
       if signed >= -1 { body(cell, Float(min(1, signed))) }
@@ -149,39 +161,65 @@ private struct RayMarch {
 /// One frame's updates summed per voxel in a small direct-mapped table: neighbouring rays pass the
 /// same voxels, so most updates land on an entry already there; an entry pushed out by another
 /// voxel is handed over as it is (the volume adds sums, so a voxel handed over twice is the same).
+///
+/// The table is one block of 8192 entries of 32 bytes (256 KB): small enough to stay in a core's
+/// second-level cache while the frame streams past (a 1 MB table lost a third of the march's
+/// time to cache misses, docs/performance.md); the strips of the frame's rays keep the voxels a
+/// ray shares with its neighbours within a few hundred entries of each other. Owned by the
+/// frame's ``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``
+/// call: ``finish()`` hands the sums over and frees it.
 private struct FrameSums {
-  static let slotsLog2 = 15
-  private var keys = [Int](repeating: -1, count: 1 << slotsLog2)
-  private var distances = [Float](repeating: 0, count: 1 << slotsLog2)
-  private var weights = [Float](repeating: 0, count: 1 << slotsLog2)
-  private var colours = [SIMD3<Float>](repeating: .zero, count: 1 << slotsLog2)
+  static let slotsLog2 = 13
+  fileprivate struct Entry {
+    var key: Int
+    var distance: Float
+    var weight: Float
+    var red: Float, green: Float, blue: Float
+  }
+  private let table: UnsafeMutablePointer<Entry>
   private var out = SignedDistanceVolume.FrameUpdate()
+
+  init() {
+    table = .allocate(capacity: 1 << Self.slotsLog2)
+    table.initialize(repeating: Entry(key: -1, distance: 0, weight: 0, red: 0, green: 0, blue: 0), count: 1 << Self.slotsLog2)
+    out.reserve(1 << 16)
+  }
 
   @inline(__always)
   mutating func add(_ cell: Int, distance: Float, colour: SIMD3<Float>) {
     let slot = Int(truncatingIfNeeded: UInt(bitPattern: cell &* -7_046_029_254_386_353_131) >> UInt(64 - Self.slotsLog2))
-    if keys[slot] != cell {
-      if keys[slot] >= 0 { flush(slot) }
-      keys[slot] = cell
-      distances[slot] = distance
-      weights[slot] = 1
-      colours[slot] = colour
+    let entry = table + slot
+    if entry.pointee.key != cell {
+      if entry.pointee.key >= 0 { out.append(entry.pointee) }
+      entry.pointee = Entry(key: cell, distance: distance, weight: 1, red: colour.x, green: colour.y, blue: colour.z)
     } else {
-      distances[slot] += distance
-      weights[slot] += 1
-      colours[slot] += colour
+      entry.pointee.distance += distance
+      entry.pointee.weight += 1
+      entry.pointee.red += colour.x
+      entry.pointee.green += colour.y
+      entry.pointee.blue += colour.z
     }
   }
 
-  private mutating func flush(_ slot: Int) {
-    out.cells.append(keys[slot])
-    out.sums.append(SIMD4(distances[slot], colours[slot].x, colours[slot].y, colours[slot].z))
-    out.weights.append(weights[slot])
+  /// Every voxel's sums, in the order they were handed over; frees the table (call once, last).
+  mutating func finish() -> SignedDistanceVolume.FrameUpdate {
+    for slot in 0..<(1 << Self.slotsLog2) where table[slot].key >= 0 { out.append(table[slot]) }
+    table.deallocate()
+    return out
+  }
+}
+
+extension SignedDistanceVolume.FrameUpdate {
+  fileprivate mutating func reserve(_ count: Int) {
+    cells.reserveCapacity(count)
+    sums.reserveCapacity(count)
+    weights.reserveCapacity(count)
   }
 
-  /// Every voxel's sums, in the order they were handed over.
-  mutating func finish() -> SignedDistanceVolume.FrameUpdate {
-    for slot in keys.indices where keys[slot] >= 0 { flush(slot) }
-    return out
+  @inline(__always)
+  fileprivate mutating func append(_ entry: FrameSums.Entry) {
+    cells.append(entry.key)
+    sums.append(SIMD4(entry.distance, entry.red, entry.green, entry.blue))
+    weights.append(entry.weight)
   }
 }

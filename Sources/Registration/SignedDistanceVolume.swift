@@ -74,25 +74,35 @@ struct SignedDistanceVolume {
 
   /// Applies one frame's updates (call in frame order for a reproducible volume).
   mutating func integrate(_ update: FrameUpdate) {
-    for cell in update.cells {
-      let block = cell >> 9
-      // Storage is indexed by Int32: past 2³¹ cells (40 GB) new blocks are no longer taken.
-      if storage[block] < 0 && cells.count <= Int(Int32.max) - 512 {
-        storage[block] = Int32(cells.count)
-        blocks.append(Int32(block))
-        cells.append(contentsOf: repeatElement(Cell(), count: 512))
+    update.cells.withUnsafeBufferPointer { updated in
+      for cell in updated {
+        let block = cell >> 9
+        // Storage is indexed by Int32: past 2³¹ cells (40 GB) new blocks are no longer taken.
+        if storage[block] < 0 && cells.count <= Int(Int32.max) - 512 {
+          storage[block] = Int32(cells.count)
+          blocks.append(Int32(block))
+          cells.append(contentsOf: repeatElement(Cell(), count: 512))
+        }
       }
     }
     cells.withUnsafeMutableBufferPointer { cells in
       storage.withUnsafeBufferPointer { storage in
-        for k in update.cells.indices where storage[update.cells[k] >> 9] >= 0 {
-          let c = Int(storage[update.cells[k] >> 9]) + (update.cells[k] & 511)
-          let sum = update.sums[k]
-          cells[c].distanceSum += Double(sum.x)
-          cells[c].red += sum.y
-          cells[c].green += sum.z
-          cells[c].blue += sum.w
-          cells[c].weight += update.weights[k]
+        update.cells.withUnsafeBufferPointer { updated in
+          update.sums.withUnsafeBufferPointer { sums in
+            update.weights.withUnsafeBufferPointer { weights in
+              for k in updated.indices {
+                let first = storage[updated[k] >> 9]
+                guard first >= 0 else { continue }
+                let c = Int(first) + (updated[k] & 511)
+                let sum = sums[k]
+                cells[c].distanceSum += Double(sum.x)
+                cells[c].red += sum.y
+                cells[c].green += sum.z
+                cells[c].blue += sum.w
+                cells[c].weight += weights[k]
+              }
+            }
+          }
         }
       }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import PointCloud
 import _HeadScanSupport
 
@@ -8,10 +9,12 @@ struct StageLog {
 
   /// Runs one stage, adding its time to its ``ReconstructionTimings`` bucket and its report.
   mutating func run<T>(_ stage: String, counts: (T) -> [StageReport.Count], _ body: () throws -> T) rethrows -> T {
-    let start = ContinuousClock.now
+    let start = ContinuousClock.now, startCPU = processorSeconds()
     let result = try body()
     let elapsed = seconds(since: start)
-    reports.append(StageReport(stage: stage, seconds: elapsed, counts: counts(result)))
+    let endCPU = processorSeconds()
+    let cpu = startCPU.flatMap { before in endCPU.map { $0 - before } }
+    reports.append(StageReport(stage: stage, seconds: elapsed, processorSeconds: cpu, counts: counts(result)))
     switch stage {
     case "observe": timings.detection += elapsed
     case "fuse": timings.fusion += elapsed
@@ -28,6 +31,14 @@ struct StageLog {
 }
 
 /// A stage result that sums itself up in counts for its ``StageReport``.
+/// The process's processor time so far (user + system, every thread), seconds; `nil` where the
+/// clock is not available.
+private func processorSeconds() -> Double? {
+  var time = timespec()
+  guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return nil }
+  return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+}
+
 protocol StageCounting {
   var stageCounts: [StageReport.Count] { get }
 }

@@ -1,5 +1,5 @@
-/// What one stage of ``reconstructHead(_:options:progress:)`` did: its wall-clock time and its
-/// diagnostics as counts, in the order the stage reports them (for logs: `headscan -v`).
+/// What one stage of ``reconstructHead(_:options:progress:)`` did: its wall-clock and processor
+/// time and its diagnostics as counts, in the order the stage reports them (for logs: `headscan -v`).
 public struct StageReport: Sendable, Hashable {
   /// One counted quantity, e.g. ("frames rejected: motion blur", 3).
   public struct Count: Sendable, Hashable {
@@ -19,13 +19,18 @@ public struct StageReport: Sendable, Hashable {
   public var stage: String
   /// Wall-clock seconds.
   public var seconds: Double
+  /// Processor seconds of the whole process (user + system, every thread) while the stage ran:
+  /// on a shared machine the measure of its cost that does not depend on the load; `nil` where
+  /// the system does not say.
+  public var processorSeconds: Double?
   /// Its diagnostics counts.
   public var counts: [Count]
 
   /// A report.
-  public init(stage: String, seconds: Double, counts: [Count]) {
+  public init(stage: String, seconds: Double, processorSeconds: Double? = nil, counts: [Count]) {
     self.stage = stage
     self.seconds = seconds
+    self.processorSeconds = processorSeconds
     self.counts = counts
   }
 }

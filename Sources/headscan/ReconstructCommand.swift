@@ -269,7 +269,8 @@ struct ReconstructCommand: ParsableCommand {
   static func render(_ stage: StageReport) -> String {
     let name = (stage.stage + ":").padding(toLength: 14, withPad: " ", startingAt: 0)
     let counts = stage.counts.map { "\($0.label) \($0.value)" }.joined(separator: ", ")
-    return String(format: "stage       %@ %6.2f s  %@", name, stage.seconds, counts)
+    let cpu = stage.processorSeconds.map { String(format: " (CPU %.2f s)", $0) } ?? ""
+    return String(format: "stage       %@ %6.2f s%@  %@", name, stage.seconds, cpu, counts)
   }
 }
 

@@ -64,6 +64,9 @@ struct StageTests {
       #expect(whole.stages.map(\.stage) == ["observe", "chain", "optimise", "resect", "keep markers", "fuse", "clean", "settle"])
       #expect(whole.stages.first?.counts.first == StageReport.Count("frames read", 20))
       #expect(whole.stages.contains { $0.counts.contains(StageReport.Count("frames registered", whole.framesRegistered)) })
+      // Processor time: the observation of 20 frames costs some, no stage a negative amount.
+      #expect(whole.stages.allSatisfy { ($0.processorSeconds ?? -1) >= 0 })
+      #expect((whole.stages.first?.processorSeconds ?? 0) > 0)
     }
   }
 
