@@ -9,11 +9,14 @@ extension MeasurementUncertainty {
   /// The errors of a measured scan, estimated from the scan itself (see
   /// ``MeasurementUncertainty`` and docs/method.md "Uncertainty").
   ///
-  /// - Landmarks placed on a frame's pixels: each was lifted by that frame's depth and moved by
-  ///   its pose. Along its ray, the depth noise at its depth (``ScanNoise``; the median of a
-  ///   window's n valid pixels has variance `π/2 · σ(z)² / n`) plus the surface's own relief across
-  ///   the window (the window's robust depth spread squared, less σ(z)²: on the nose tip or a
-  ///   slope the median lands anywhere in it). In every direction, the frame's pose error at the landmark: the frame's corner
+  /// - Landmarks placed on a frame's pixels: each was cast along its ray onto the fused surface
+  ///   (or, where that failed, lifted by the frame's depth) and moved by the frame's pose. Along
+  ///   its ray: on the fused surface, the depth noise at its depth (``ScanNoise``) over the square
+  ///   root of the frames that see a point of the head (as for the surface term below); by the
+  ///   frame's depth, the median of a window's n valid pixels, variance `π/2 · σ(z)² / n`, plus
+  ///   the surface's own relief across the window (the window's robust depth spread squared, less
+  ///   σ(z)²: on the nose tip or a slope the median lands anywhere in it). In every direction,
+  ///   the frame's pose error at the landmark: the frame's corner
   ///   residual `σ` (RMS, per axis `σ/√3`) through the rigid fit's leverage,
   ///   `σ_axis² (1/N + 3d² / (2 Σ|xᵢ − x̄|²))` for N corners xᵢ of its registered markers and a
   ///   landmark `d` from their centroid. Landmarks given in the world are taken as exact.
@@ -36,6 +39,9 @@ extension MeasurementUncertainty {
     self.init()
     let noise = reconstruction.noise
     let markers = Dictionary(reconstruction.markers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    // Frames that see a point of the head: the registered frames times the share of the cap a frame sees.
+    let registered = reconstruction.frames.filter { $0.worldFromCamera != nil }
+    let seen = capMarkers > 0 ? registered.reduce(0.0) { $0 + Double($1.detectedIDs.count) } / Double(capMarkers) : 0
     if let file, let lifted = frame.landmarks, frame.source == .landmarks {
       let placed = [("nasion", lifted.nasion), ("noseTip", lifted.noseTip), ("leftEar", lifted.leftEar), ("rightEar", lifted.rightEar)]
       landmarks = placed.map { name, world in
@@ -48,7 +54,10 @@ extension MeasurementUncertainty {
         let ray = frame.headFromWorld.rotation * (world - pose.translation).normalized
         let noiseSD = noise.depthNoise(atDistance: inCamera.z) ?? 0
         var alongRay = noiseSD
-        if let window = try? depthWindow(scan, frame: index, u: u, v: v) {
+        let source = try? liftLandmark(name, of: file, path: "", scan: scan, reconstruction: reconstruction).source
+        if source == .fusedSurface {
+          alongRay = noiseSD / max(1, seen).squareRoot()
+        } else if let window = try? depthWindow(scan, frame: index, u: u, v: v) {
           // The median's noise, and the surface's own relief across the window beyond the noise.
           let relief = max(0, window.spread * window.spread - noiseSD * noiseSD)
           alongRay = (Double.pi / 2 * noiseSD * noiseSD / Double(window.count) + relief).squareRoot()
@@ -78,8 +87,6 @@ extension MeasurementUncertainty {
     let residuals = reconstruction.frames.compactMap { $0.worldFromCamera != nil ? $0.rms : nil }
     if !residuals.isEmpty, capMarkers > 0 {
       let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
-      let registered = reconstruction.frames.filter { $0.worldFromCamera != nil }
-      let seen = registered.reduce(0.0) { $0 + Double($1.detectedIDs.count) } / Double(capMarkers)
       surfaceSD = rms / max(1, seen).squareRoot() * 1000
     }
   }

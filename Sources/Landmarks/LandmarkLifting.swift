@@ -38,23 +38,42 @@ public func liftLandmarks(
 ) throws -> HeadLandmarks {
   try checkLandmarks(file, path: path, scan: scan)
   func lift(_ name: String) throws -> SIMD3<Double> {
-    switch file.positions[name] {
-    case .world(let p)?:
-      return p
-    case .pixel(let index, let u, let v)?:
-      return try liftPixel(name, frame: index, u: u, v: v, path: path, scan: scan, reconstruction: reconstruction)
-    case nil:
-      throw ScanIOError.invalidLandmarks(path: path, detail: "landmark '\(name)' is missing")
-    }
+    try liftLandmark(name, of: file, path: path, scan: scan, reconstruction: reconstruction).point
   }
   return HeadLandmarks(nasion: try lift("nasion"), noseTip: try lift("noseTip"), leftEar: try lift("leftEar"), rightEar: try lift("rightEar"))
+}
+
+/// Where a lifted landmark's position came from (``liftLandmark(_:of:path:scan:reconstruction:)``).
+public enum LandmarkLiftSource: String, Sendable, Hashable {
+  /// Given in the world by the file.
+  case world
+  /// Its pixel's ray cut the fused surface.
+  case fusedSurface
+  /// Its frame's own depth around the pixel (no fused surface on the ray, or one too far from it).
+  case frameDepth
+}
+
+/// One landmark of a file in the reconstruction's world (metres), and how it was placed; the
+/// method is ``liftLandmarks(_:path:scan:reconstruction:)``'s. Does not repeat the file checks.
+/// - Throws: ``LandmarkError`` or `ScanIOError` naming `path` and the landmark.
+public func liftLandmark(
+  _ name: String, of file: LandmarkFile, path: String, scan: any ScanReader, reconstruction: HeadReconstruction
+) throws -> (point: SIMD3<Double>, source: LandmarkLiftSource) {
+  switch file.positions[name] {
+  case .world(let p)?:
+    return (p, .world)
+  case .pixel(let index, let u, let v)?:
+    return try liftPixel(name, frame: index, u: u, v: v, path: path, scan: scan, reconstruction: reconstruction)
+  case nil:
+    throw ScanIOError.invalidLandmarks(path: path, detail: "landmark '\(name)' is missing")
+  }
 }
 
 /// One pixel landmark in the world: the fused surface along its ray, checked against and else
 /// replaced by the frame's own depth around the pixel.
 private func liftPixel(
   _ name: String, frame index: Int, u: Double, v: Double, path: String, scan: any ScanReader, reconstruction: HeadReconstruction
-) throws -> SIMD3<Double> {
+) throws -> (point: SIMD3<Double>, source: LandmarkLiftSource) {
   guard reconstruction.frames.indices.contains(index) else {
     throw LandmarkError.frameOutOfRange(path: path, name: name, frame: index, frameCount: reconstruction.frames.count)
   }
@@ -80,12 +99,12 @@ private func liftPixel(
   let origin = pose.translation
   let measured = values.isEmpty ? nil : Double(upperMedian(values)) * metresPerDepth
   if let fused = fusedSurfaceRange(origin: origin, ray: ray, cloud: reconstruction.cloud) {
-    guard let measured else { return origin + fused * ray }
+    guard let measured else { return (origin + fused * ray, .fusedSurface) }
     let tolerance = reconstruction.noise.depthNoise(atDistance: measured / metresPerDepth).map { 5 * $0 } ?? 0.002
-    if abs(fused - measured) <= tolerance { return origin + fused * ray }
+    if abs(fused - measured) <= tolerance { return (origin + fused * ray, .fusedSurface) }
   }
   guard let measured else { throw LandmarkError.noDepth(path: path, name: name, frame: index) }
-  return origin + measured * ray
+  return (origin + measured * ray, .frameDepth)
 }
 
 /// Distance along the unit `ray` from `origin` (metres) at which it meets the first fused surface
