@@ -175,7 +175,7 @@ struct ReconstructCommand: ParsableCommand {
           typicalMisfit: result.noise.typicalMisfit.map { $0 * 1000 },
           outlierDistance: result.noise.outlierDistance.isFinite ? result.noise.outlierDistance * 1000 : nil,
           farDepth: result.noise.farDepth.map { $0 * 1000 },
-          signedDistanceBand: fusion == .signedDistance ? options.fusion.truncation(for: result.noise) * 1000 : nil),
+          signedDistanceBand: fusionChoice.fusion == .signedDistance ? options.fusion.truncation(for: result.noise) * 1000 : nil),
         markerMap: result.markers.map { m in
           Summary.MappedMarker(id: m.id, corners: m.corners.map { [$0.x, $0.y, $0.z] }, observations: m.observations)
         },
