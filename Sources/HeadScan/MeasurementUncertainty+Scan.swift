@@ -12,7 +12,8 @@ extension MeasurementUncertainty {
   /// - Landmarks placed on a frame's pixels: each was cast along its ray onto the fused surface
   ///   (or, where that failed, lifted by the frame's depth) and moved by the frame's pose. Along
   ///   its ray: on the fused surface, the depth noise at its depth (``ScanNoise``) over the square
-  ///   root of the frames that see a point of the head (as for the surface term below); by the
+  ///   root of the registered frames that face it (it projects into their image, and the fused
+  ///   surface there faces their camera); by the
   ///   frame's depth, the median of a window's n valid pixels, variance `π/2 · σ(z)² / n`, plus
   ///   the surface's own relief across the window (the window's robust depth spread squared, less
   ///   σ(z)²: on the nose tip or a slope the median lands anywhere in it). In every direction,
@@ -56,7 +57,7 @@ extension MeasurementUncertainty {
         var alongRay = noiseSD
         let source = try? liftLandmark(name, of: file, path: "", scan: scan, reconstruction: reconstruction).source
         if source == .fusedSurface {
-          alongRay = noiseSD / max(1, seen).squareRoot()
+          alongRay = noiseSD / Double(max(1, framesFacing(world, reconstruction: reconstruction, scan: scan))).squareRoot()
         } else if let window = try? depthWindow(scan, frame: index, u: u, v: v) {
           // The median's noise, and the surface's own relief across the window beyond the noise.
           let relief = max(0, window.spread * window.spread - noiseSD * noiseSD)
@@ -110,4 +111,28 @@ func depthWindow(_ scan: any ScanReader, frame index: Int, u: Double, v: Double)
   guard values.count >= 3 else { return nil }
   let median = upperMedian(values)
   return (1.4826 * upperMedian(values.map { abs($0 - median) }), values.count)
+}
+
+/// How many registered frames face a world point (metres): it projects inside their colour image
+/// (the scan header's intrinsics) and the fused surface's normal nearest to it faces their camera
+/// (cosine above 0.2, as ``liftLandmarks(_:path:scan:reconstruction:)`` asks). Occlusion is not
+/// checked. The frames whose depth the fused surface there averages, for a landmark's noise.
+func framesFacing(_ point: SIMD3<Double>, reconstruction: HeadReconstruction, scan: any ScanReader) -> Int {
+  let cloud = reconstruction.cloud
+  guard cloud.normals.count == cloud.positions.count else { return 0 }
+  var nearest: (distance: Double, normal: SIMD3<Double>)?
+  for (p, n) in zip(cloud.positions, cloud.normals) {
+    let d = (SIMD3<Double>(p) - point).length
+    if d < nearest?.distance ?? .infinity { nearest = (d, SIMD3<Double>(n)) }
+  }
+  guard let normal = nearest?.normal else { return 0 }
+  let k = scan.header.intrinsics
+  var count = 0
+  for f in reconstruction.frames {
+    guard let pose = f.worldFromCamera else { continue }
+    let toCamera = (pose.translation - point).normalized
+    guard toCamera.dot(normal) > 0.2, let pixel = k.project(pose.inverse.apply(point)) else { continue }
+    if pixel.x >= 0, pixel.y >= 0, pixel.x < Double(k.width), pixel.y < Double(k.height) { count += 1 }
+  }
+  return count
 }

