@@ -93,21 +93,11 @@ extension MeasurementUncertainty {
   }
 }
 
-/// The valid depth of the ±2-pixel window a pixel landmark is lifted from
-/// (``liftLandmarks(_:path:scan:reconstruction:)``): its robust spread (1.4826 × the median
-/// absolute deviation, metres) and how many pixels it holds; `nil` for fewer than three.
+/// The depth window a pixel landmark is lifted from (``landmarkDepthWindow(_:u:v:)``): its
+/// robust spread (1.4826 × the median absolute deviation, metres) and how many pixels it holds;
+/// `nil` for fewer than three.
 func depthWindow(_ scan: any ScanReader, frame index: Int, u: Double, v: Double) throws -> (spread: Double, count: Int)? {
-  let frame = try scan.frame(at: index)
-  let depth = frame.depth
-  guard frame.color.width > 0, frame.color.height > 0, depth.width > 0, depth.height > 0 else { return nil }
-  let cx = Int(((u + 0.5) * Double(depth.width) / Double(frame.color.width) - 0.5).rounded())
-  let cy = Int(((v + 0.5) * Double(depth.height) / Double(frame.color.height) - 0.5).rounded())
-  let (x0, x1, y0, y1) = (max(0, cx - 2), min(depth.width, cx + 3), max(0, cy - 2), min(depth.height, cy + 3))
-  guard x0 < x1, y0 < y1 else { return nil }
-  var values: [Double] = []
-  for y in y0..<y1 {
-    for x in x0..<x1 where depth[x, y].isFinite { values.append(Double(depth[x, y])) }
-  }
+  let values = landmarkDepthWindow(try scan.frame(at: index), u: u, v: v).depths.map(Double.init)
   guard values.count >= 3 else { return nil }
   let median = upperMedian(values)
   return (1.4826 * upperMedian(values.map { abs($0 - median) }), values.count)

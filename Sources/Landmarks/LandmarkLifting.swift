@@ -83,23 +83,13 @@ private func liftPixel(
   }
   let frame = try scan.frame(at: index)
   let depth = frame.depth
-  let du = (u + 0.5) * Double(depth.width) / Double(frame.color.width) - 0.5
-  let dv = (v + 0.5) * Double(depth.height) / Double(frame.color.height) - 0.5
-  let cx = Int(du.rounded()), cy = Int(dv.rounded())
-  var window: [SIMD3<Double>] = []
-  if cx >= -2, cy >= -2, cx <= depth.width + 1, cy <= depth.height + 1 {
-    for y in max(0, cy - 2)...min(depth.height - 1, cy + 2) {
-      for x in max(0, cx - 2)...min(depth.width - 1, cx + 2) where depth[x, y].isFinite && depth[x, y] > 0 {
-        window.append(SIMD3(Double(x) - du, Double(y) - dv, Double(depth[x, y])))
-      }
-    }
-  }
+  let (du, dv, window) = landmarkDepthWindow(frame, u: u, v: v)
   // The pixel's ray in the world: origin at the camera, unit direction; `range` metres along it.
   let direction = depth.intrinsics.unproject(u: du, v: dv, depth: 1)
   let metresPerDepth = direction.length
   let ray = (pose.rotation * direction).normalized
   let origin = pose.translation
-  let measured = windowDepth(window).map { $0 * metresPerDepth }
+  let measured = window.isEmpty ? nil : Double(upperMedian(window)) * metresPerDepth
   if let fused = fusedSurfaceRange(origin: origin, ray: ray, cloud: reconstruction.cloud) {
     guard let measured else { return (origin + fused * ray, .fusedSurface) }
     let tolerance = reconstruction.noise.depthNoise(atDistance: measured / metresPerDepth).map { 5 * $0 } ?? 0.002
@@ -109,11 +99,21 @@ private func liftPixel(
   return (origin + measured * ray, .frameDepth)
 }
 
-/// The depth at a window's centre: the median of its valid pixels' depths (x, y offsets, depth);
-/// `nil` without any. (A quadric fitted to the window was tried: on the 36-frame annotation
-/// fixture's nose tip it read 4.1 mm off instead of 2.2 mm.)
-func windowDepth(_ window: [SIMD3<Double>]) -> Double? {
-  window.isEmpty ? nil : upperMedian(window.map(\.z))
+/// The depth window a pixel landmark is lifted from: colour pixel (`u`, `v`) of `frame` in the
+/// depth map's pixels (`du`, `dv`), and the valid depths (finite, positive; metres along the
+/// optical axis) within ±2 depth pixels of it. The lifting takes their median.
+public func landmarkDepthWindow(_ frame: ScanFrame, u: Double, v: Double) -> (du: Double, dv: Double, depths: [Float]) {
+  let depth = frame.depth
+  guard frame.color.width > 0, frame.color.height > 0, depth.width > 0, depth.height > 0 else { return (u, v, []) }
+  let du = (u + 0.5) * Double(depth.width) / Double(frame.color.width) - 0.5
+  let dv = (v + 0.5) * Double(depth.height) / Double(frame.color.height) - 0.5
+  let cx = Int(du.rounded()), cy = Int(dv.rounded())
+  var depths: [Float] = []
+  guard cx >= -2, cy >= -2, cx <= depth.width + 1, cy <= depth.height + 1 else { return (du, dv, depths) }
+  for y in max(0, cy - 2)...min(depth.height - 1, cy + 2) {
+    for x in max(0, cx - 2)...min(depth.width - 1, cx + 2) where depth[x, y].isFinite && depth[x, y] > 0 { depths.append(depth[x, y]) }
+  }
+  return (du, dv, depths)
 }
 
 /// Distance along the unit `ray` from `origin` (metres) at which it meets the first fused surface
