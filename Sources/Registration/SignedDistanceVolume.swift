@@ -4,18 +4,18 @@ import ScanIO
 /// A truncated signed-distance volume (Curless and Levoy 1996; KinectFusion, Newcombe et al. 2011)
 /// over the 8×8×8-voxel blocks of a ``VoxelLattice``.
 ///
-/// Each frame updates the voxels whose centres lie within ± ``truncation`` of its measured
-/// surface along their rays (a projective update: each voxel projected into the depth map,
-/// ``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:jumpLimit:)``), with the signed
-/// distance (metres, positive in front of the surface, on the camera's side) from the voxel
-/// centre to the surface; each voxel keeps the sum and the count of frames, so its mean is the
-/// average of every update. The zero level of the mean is the fused
+/// Each depth pixel (or every few, ``SignedDistanceBand/pixelStep(for:worldFromCamera:region:)``)
+/// updates the voxels whose centres lie within ± ``truncation`` of its surface point along its ray,
+/// with the signed distance (metres, positive in front of the surface, on the camera's side) from
+/// the voxel centre's projection on the ray to the measured surface, clamped to ± ``truncation``;
+/// each voxel keeps the sum and the count, so its mean is the average of every update. The zero level of the mean is the fused
 /// surface: it averages every observation along the ray direction, so per-pixel depth noise σ
 /// leaves the surface off by about σ/√(observations), where a per-voxel mean of the points keeps a
 /// shell as thick and as rough as one frame's noise.
 ///
 /// Blocks are allocated where a frame first reaches them, so memory follows the surface. Updates
-/// are computed per frame off the owning thread (``SignedDistanceBand``, a pure function) and applied in frame order (``integrate(_:)``), so the result does not depend on
+/// are computed per frame off the owning thread (``frameUpdate(_:worldFromCamera:region:)``, a pure
+/// function) and applied in frame order (``integrate(_:)``), so the result does not depend on
 /// which thread computed which frame.
 struct SignedDistanceVolume {
   struct Cell {
@@ -31,12 +31,13 @@ struct SignedDistanceVolume {
     var colour: SIMD3<Float> { weight > 0 ? SIMD3(red, green, blue) / weight : .zero }
   }
 
-  /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:jumpLimit:)``):
-  /// a voxel cell and its signed distance (truncation units) and colour (r, g, b), each one
-  /// observation. Each cell appears once, in ascending order.
+  /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``),
+  /// summed per voxel: a voxel cell; its signed distances' sum (truncation units) and colour sums
+  /// (r, g, b); and how many updates they sum. A cell may appear more than once.
   struct FrameUpdate: Sendable {
     var cells: [Int] = []
     var sums: [SIMD4<Float>] = []
+    var weights: [Float] = []
     var count: Int { cells.count }
   }
 
@@ -88,16 +89,18 @@ struct SignedDistanceVolume {
       storage.withUnsafeBufferPointer { storage in
         update.cells.withUnsafeBufferPointer { updated in
           update.sums.withUnsafeBufferPointer { sums in
-            for k in updated.indices {
-              let first = storage[updated[k] >> 9]
-              guard first >= 0 else { continue }
-              let c = Int(first) + (updated[k] & 511)
-              let sum = sums[k]
-              cells[c].distanceSum += Double(sum.x)
-              cells[c].red += sum.y
-              cells[c].green += sum.z
-              cells[c].blue += sum.w
-              cells[c].weight += 1
+            update.weights.withUnsafeBufferPointer { weights in
+              for k in updated.indices {
+                let first = storage[updated[k] >> 9]
+                guard first >= 0 else { continue }
+                let c = Int(first) + (updated[k] & 511)
+                let sum = sums[k]
+                cells[c].distanceSum += Double(sum.x)
+                cells[c].red += sum.y
+                cells[c].green += sum.z
+                cells[c].blue += sum.w
+                cells[c].weight += weights[k]
+              }
             }
           }
         }

@@ -39,7 +39,7 @@ struct SignedDistanceVolumeTests {
   /// Radial RMS error (metres) of the surface fused from `frames` views 0.3 m from the centre, the
   /// points, and the mean angle between normals and the true ones (degrees).
   static func fusedSphere(
-    frames: Int, sigma: Double, seed: UInt64, width: Int = 160, voxelSize: Double = 0.001
+    frames: Int, sigma: Double, seed: UInt64, width: Int = 160, voxelSize: Double = 0.001, pixelStep: Int? = nil
   ) throws -> (rms: Double, points: Int, normalError: Double) {
     let lattice = try #require(VoxelLattice(centre: .zero, radius: 0.12, voxelSize: voxelSize))
     var volume = try #require(SignedDistanceVolume(lattice: lattice, truncation: max(3 * voxelSize, 4 * sigma)))
@@ -49,7 +49,7 @@ struct SignedDistanceVolumeTests {
       let eye = 0.3 * SIMD3(sin(phi) * cos(theta), sin(phi) * sin(theta), cos(phi))
       let pose = RigidTransform.lookAt(eye: eye, target: .zero, up: [0, 0, 1])
       let frame = sphereFrame(worldFromCamera: pose, sigmaAt20cm: sigma, rng: &rng, width: width, height: width * 3 / 4)
-      volume.integrate(volume.band.frameUpdate(frame, worldFromCamera: pose, region: nil))
+      volume.integrate(volume.band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: pixelStep))
     }
     let surface = volume.surface(minimumWeight: Float(max(1, frames / 8)))
     var squares = 0.0, angles = 0.0
@@ -99,46 +99,28 @@ struct SignedDistanceVolumeTests {
     #expect(fused.rms < rms / 2, "signed distance \(fused.rms * 1000) mm against voxel means \(rms * 1000) mm")
   }
 
-  @Test func eachVoxelTakesItsDistanceAlongItsRayOnceAFrame() throws {
-    // One noiseless 320×240 view 0.3 m from the sphere's centre (0.8 mm a pixel at 1.6 mm voxels).
+  @Test func raysAboutOneVoxelApartAreEnough() throws {
+    // 320×240 views 0.22–0.28 m deep (median ~0.235 m): 0.8 mm a pixel, so at 1.6 mm voxels the
+    // automatic step is 2.
     var rng = SeededGenerator(seed: 3)
-    let eye = SIMD3<Double>(0.05, -0.04, 0.29)
-    let pose = RigidTransform.lookAt(eye: eye, target: .zero, up: [0, 1, 0])
+    let pose = RigidTransform.lookAt(eye: [0, 0, 0.3], target: .zero, up: [0, 1, 0])
     let frame = Self.sphereFrame(worldFromCamera: pose, sigmaAt20cm: 0, rng: &rng, width: 320, height: 240)
     let lattice = try #require(VoxelLattice(centre: .zero, radius: 0.12, voxelSize: 0.0016))
-    let truncation = 0.0048
-    let update = SignedDistanceBand(lattice: lattice, truncation: truncation).frameUpdate(frame, worldFromCamera: pose, region: nil)
-    #expect(update.count > 20_000)
-    // Once each.
-    #expect(Set(update.cells).count == update.count)
-    // Against the truth: from the eye along the voxel centre's ray, the sphere is hit at range s.
-    var worst = 0.0
-    for (cell, sum) in zip(update.cells, update.sums) {
-      let centre = lattice.centre(ofCell: cell)
-      let ray = (centre - eye).normalized
-      let b = eye.dot(ray), c = eye.dot(eye) - Self.radius * Self.radius
-      let s = -b - (b * b - c).squareRoot()
-      let truth = s - (centre - eye).length
-      worst = max(worst, abs(Double(sum.x) * truncation - truth))
-      #expect(abs(truth) <= truncation + 0.0001)
-    }
-    // Linear interpolation between pixels 0.8 mm apart on a 8 cm sphere, out to 75° incidence.
-    #expect(worst < 0.0001, "worst \(worst * 1000) mm")
-    // Every voxel holding a seen surface point away from the silhouette is updated.
-    let updated = Set(update.cells)
-    let k = frame.depth.intrinsics
-    var missing = 0, tried = 0
-    for y in 3..<(k.height - 3) {
-      for x in 3..<(k.width - 3) {
-        let around = (-3...3).flatMap { dy in (-3...3).map { dx in frame.depth.metres[(y + dy) * k.width + x + dx] } }
-        guard around.allSatisfy({ $0.isFinite }) else { continue }
-        let d = Double(frame.depth.metres[y * k.width + x])
-        let point = pose.apply(SIMD3((Double(x) - k.cx) / k.fx * d, (Double(y) - k.cy) / k.fy * d, d))
-        tried += 1
-        if !updated.contains(lattice.cell(of: point)) { missing += 1 }
-      }
-    }
-    #expect(tried > 10_000)
-    #expect(missing == 0)
+    let band = SignedDistanceBand(lattice: lattice, truncation: 0.0048)
+    #expect(band.pixelStep(for: frame, worldFromCamera: pose, region: nil) == 2)
+    // The per-frame sums hand each voxel over about once, and every second pixel in x and y
+    // makes a quarter of the updates.
+    let every = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1)
+    let second = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2)
+    #expect(every.count < Set(every.cells).count * 6 / 5)
+    let ratio = every.weights.reduce(0, +) / second.weights.reduce(0, +)
+    #expect(ratio > 3.6 && ratio < 4.4)
+    // The same noisy views fused from every pixel and from every second one: a quarter of the
+    // samples, so at most √4 = 2 times the noise left after averaging (measured 0.14 and 0.29 mm
+    // from 12 views; a scan has hundreds of views a voxel, which leave both far below a voxel).
+    let fine = try Self.fusedSphere(frames: 12, sigma: 0.0005, seed: 5, width: 320, voxelSize: 0.0016, pixelStep: 1)
+    let coarse = try Self.fusedSphere(frames: 12, sigma: 0.0005, seed: 5, width: 320, voxelSize: 0.0016, pixelStep: 2)
+    #expect(coarse.rms < 2.2 * fine.rms && coarse.rms < 0.0004, "every pixel \(fine.rms * 1000) mm, every second \(coarse.rms * 1000) mm")
+    #expect(coarse.points > fine.points * 9 / 10)
   }
 }
