@@ -65,4 +65,22 @@ struct AlgebraicSphere {
     guard discriminant >= 0 else { return u0 / slope }
     return 2 * u0 / (slope + discriminant.squareRoot())
   }
+
+  /// Where the line `τ·direction` from the origin crosses the fitted sphere, for `τ` in
+  /// `range`: the root of `u₀ + τ u·d + τ² u₄|d|²` in the range nearest to `guess`; `nil` when
+  /// there is none.
+  func crossing(along direction: SIMD3<Double>, in range: ClosedRange<Double>, nearestTo guess: Double) -> Double? {
+    let a = u4 * (direction * direction).sum(), b = (u * direction).sum(), c = u0
+    var roots: [Double] = []
+    if abs(a) * (range.upperBound - range.lowerBound) <= 1e-9 * abs(b) {
+      if b != 0 { roots = [-c / b] }
+    } else {
+      let discriminant = b * b - 4 * a * c
+      guard discriminant >= 0 else { return nil }
+      // The stable pair of roots: q/a and c/q.
+      let q = -0.5 * (b + (b < 0 ? -1 : 1) * discriminant.squareRoot())
+      if q != 0 { roots = [q / a, c / q] }
+    }
+    return roots.filter { range.contains($0) }.min { abs($0 - guess) < abs($1 - guess) }
+  }
 }

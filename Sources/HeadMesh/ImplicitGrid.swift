@@ -33,6 +33,10 @@ struct ImplicitGrid {
   /// half by the edge of the data (``halfDiscOffset``). Beyond the edge the local fit
   /// extrapolates: the value is kept (the surface continues smoothly) but not called measured.
   var surrounded: [Bool]
+  /// Per measured vertex (same slots as ``colours``): the algebraic sphere fitted there, in
+  /// offsets from the vertex, whose own zero along a grid edge places the mesh's vertex
+  /// (``MarchingTetrahedra``) without the linear interpolation's error.
+  var spheres: [AlgebraicSphere]
 
   /// Centroid offset, in support radii, of the weights `(1 − d²/r²)²` over a flat half disc
   /// of radius r: `2·∫ρ²w dρ / (π·∫ρw dρ) = 96/(105π)` ≈ 0.29.
@@ -73,6 +77,7 @@ struct ImplicitGrid {
     measuredSlot = [Int32](repeating: -1, count: total)
     colours = []
     surrounded = []
+    spheres = []
     splat(points, usable: usable)
     fill()
   }
@@ -176,6 +181,7 @@ struct ImplicitGrid {
           measuredSlot[v] = Int32(colours.count)
           colours.append(SIMD3<Float>(Float(sums[s + 9]), Float(sums[s + 10]), Float(sums[s + 11])) / Float(weight))
           surrounded.append(sphere.tangentialOffset < Self.halfDiscOffset * supportRadius)
+          spheres.append(sphere)
         }
       }
     }
