@@ -1,6 +1,7 @@
 import CVAI
 import Foundation
 import PointCloud
+import _HeadScanSupport
 
 /// A head surface as a range image about the cap's axis: the mean distance from the axis
 /// (metres) of the surface points in each 1° × 1 mm bin of azimuth and height.
@@ -139,6 +140,25 @@ struct CylinderMap {
       let c = radius(row: r0 + 1, column: c0), let d = radius(row: r0 + 1, column: c0 + 1)
     else { return radius(row: Int(row.rounded()), column: Int(column.rounded())) }
     return (1 - fr) * ((1 - fc) * a + fc * b) + fr * ((1 - fc) * c + fc * d)
+  }
+
+  /// ``interpolatedRadius(row:column:)`` or, where the bins there were not scanned, the plane
+  /// in row and column fitted by least squares to the smoothed radii within `reach` bins
+  /// (at least 6), at that point, metres: a hole of a few bins keeps the surface's slope.
+  func radius(near row: Double, column: Double, reach: Int) -> Double? {
+    if let value = interpolatedRadius(row: row, column: column) { return value }
+    let r0 = Int(row.rounded()), c0 = Int(column.rounded())
+    var samples: [(dr: Double, dc: Double, radius: Double)] = []
+    for r in (r0 - reach)...(r0 + reach) {
+      for c in (c0 - reach)...(c0 + reach) {
+        if let value = radius(row: r, column: c) { samples.append((Double(r) - row, Double(c) - column, value)) }
+      }
+    }
+    guard samples.count >= 6 else { return nil }
+    return leastSquares(samples, unknowns: 3) { sample, a in
+      (a[0], a[1], a[2]) = (1, sample.dr, sample.dc)
+      return sample.radius
+    }?.first
   }
 
   /// The world point at a fractional bin (row and column centres at integers) and radius.

@@ -109,7 +109,7 @@ struct LandmarkDetector {
     let noseCoverage = map.coverage(rows: (nose.row - 10)...(nose.row + 10), columns: (nose.column - 20)...(nose.column + 20))
     let noseConfidence = confidence(nose.size, least: 0.008, coverage: noseCoverage)
     let noseDetail = String(format: "nose %.1f mm proud of the face 20° either side, %@", nose.size * 1000, noiseText)
-    let nasion = findNasion(noseRow: nose.row, column: nose.column)
+    let nasion = findNasion(noseRow: nose.row, column: Double(nose.column))
     let earRows = max(0, nose.row - 30)...max(0, min(map.rows - 1, capRow + 5))
     let left = findTragion(side: 1, noseColumn: nose.column, rows: earRows)
     let right = findTragion(side: -1, noseColumn: nose.column, rows: earRows)
@@ -126,9 +126,9 @@ struct LandmarkDetector {
   }
 
   /// The landmarks again on a map in the head frame `frame` of `previous` (``CylinderMap/init(points:normals:frame:heights:)``,
-  /// rows from ``headFrameHeights``): the nasion on the midline (column 0), the nose tip the
-  /// most anterior point near the previous one, the tragions searched 45 mm below to 25 mm
-  /// above the ears' plane. The nose tip keeps its confidence.
+  /// rows from ``headFrameHeights``): the nasion on the nose's mirror axis (``midlineColumn(noseRow:)``,
+  /// near column 0), the nose tip the most anterior point near the previous one, the tragions
+  /// searched 45 mm below to 25 mm above the ears' plane. The nose tip keeps its confidence.
   func refined(_ previous: AutomaticLandmarks, frame: HeadFrame) -> AutomaticLandmarks {
     let before = map.location(of: previous.noseTip.position)
     var noseTip = previous.noseTip
@@ -137,22 +137,63 @@ struct LandmarkDetector {
     let row = { (height: Double) in Int(((height - self.map.bottom) / CylinderMap.rowHeight).rounded(.down)) }
     let earRows = max(0, row(-0.045))...max(0, min(map.rows - 1, row(0.025)))
     return AutomaticLandmarks(
-      nasion: findNasion(noseRow: noseRow, column: 0), noseTip: noseTip,
+      nasion: findNasion(noseRow: noseRow, column: midlineColumn(noseRow: noseRow) ?? 0), noseTip: noseTip,
       leftEar: findTragion(side: 1, noseColumn: 0, rows: earRows), rightEar: findTragion(side: -1, noseColumn: 0, rows: earRows))
+  }
+
+  /// Columns either side of the midline compared by ``midlineColumn(noseRow:)``: the nose
+  /// (σ ≈ 6° on an infant) and its flanks.
+  static let mirrorReach = 15
+
+  /// The nose's mirror axis on a map whose column 0 is near the midline, fractional column:
+  /// on each row from 4 mm below the nose tip to 16 mm above it, the offset δ (within ±5
+  /// columns) that makes r(δ + d) − r(δ − d), d = 1…15 (radii interpolated between bin
+  /// centres), closest to a straight line in d by least squares (the line takes up the
+  /// face's own slope across the midline); the rows' offsets weighted by how far the nose
+  /// stands proud there. `nil` without three such rows.
+  func midlineColumn(noseRow: Int) -> Double? {
+    let reach = Self.mirrorReach
+    var total = 0.0, weights = 0.0, rowsUsed = 0
+    for row in (noseRow - 4)...(noseRow + 16) {
+      let span = -(reach + 6)...(reach + 6)
+      let radii = span.map { map.radius(row: row, column: $0) }
+      guard radii.allSatisfy({ $0 != nil }) else { continue }
+      let values = radii.map { $0 ?? 0 }
+      func radius(_ column: Double) -> Double {
+        let x = column + Double(reach + 6), i = max(0, min(values.count - 2, Int(x.rounded(.down))))
+        let f = x - Double(i)
+        return (1 - f) * values[i] + f * values[i + 1]
+      }
+      let prominence = radius(0) - (radius(-Double(reach)) + radius(Double(reach))) / 2
+      guard prominence > 2 * noiseFloor else { continue }
+      func cost(_ delta: Double) -> Double {
+        let differences = (1...reach).map { d in (Double(d), radius(delta + Double(d)) - radius(delta - Double(d))) }
+        let slope = differences.reduce(0) { $0 + $1.0 * $1.1 } / differences.reduce(0) { $0 + $1.0 * $1.0 }
+        return differences.reduce(0) { $0 + pow($1.1 - slope * $1.0, 2) }
+      }
+      let steps = (-100...100).map { Double($0) * 0.05 }
+      let costs = steps.map(cost)
+      guard let best = costs.indices.min(by: { costs[$0] < costs[$1] }), best > 0, best < costs.count - 1 else { continue }
+      let delta = steps[best] + 0.05 * vertexOffset(costs[best - 1], costs[best], costs[best + 1])
+      total += prominence * delta
+      weights += prominence
+      rowsUsed += 1
+    }
+    return rowsUsed >= 3 ? total / weights : nil
   }
 
   /// Heights of the head-frame map, metres above the ears' plane: the chin to the forehead.
   static let headFrameHeights = -0.08...0.06
 
-  /// The midline radius at a row (mean of the column and its neighbours that were scanned), metres.
-  func profile(row: Int, column: Int) -> Double? {
-    let values = (-1...1).compactMap { map.radius(row: row, column: column + $0) }
+  /// The midline radius at a row (mean of the fractional column and its neighbours that were scanned), metres.
+  func profile(row: Int, column: Double) -> Double? {
+    let values = (-1...1).compactMap { map.interpolatedRadius(row: Double(row), column: column + Double($0)) }
     return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
   }
 
   /// The deepest point of the midline profile (smallest distance from the axis) between the
   /// nose tip and the forehead's most prominent point within 60 mm above it.
-  func findNasion(noseRow: Int, column: Int) -> LandmarkProposal {
+  func findNasion(noseRow: Int, column: Double) -> LandmarkProposal {
     let top = min(map.rows - 1, noseRow + 60)
     let none = LandmarkProposal(name: "nasion", position: map.origin, confidence: 0, detail: "no midline profile scanned above the nose")
     guard top > noseRow + 10,
@@ -163,14 +204,15 @@ struct LandmarkDetector {
     if let a = profile(row: deepest.0 - 1, column: column), let c = profile(row: deepest.0 + 1, column: column) {
       row += vertexOffset(a, deepest.1, c)
     }
-    let radius = map.interpolatedRadius(row: row, column: Double(column)) ?? deepest.1
+    let radius = map.interpolatedRadius(row: row, column: column) ?? deepest.1
     // How far the concavity lies behind the forehead (the nose, 10–20 mm below, stands
     // further out on every head; on a map whose rows are tilted against the head its
     // radius at the nose tip's row says little).
     let depth = forehead.1 - deepest.1
-    let coverage = map.coverage(rows: noseRow...forehead.0, columns: (column - 3)...(column + 3))
+    let midline = Int(column.rounded())
+    let coverage = map.coverage(rows: noseRow...forehead.0, columns: (midline - 3)...(midline + 3))
     return LandmarkProposal(
-      name: "nasion", position: map.point(row: row, column: Double(column), radius: radius),
+      name: "nasion", position: map.point(row: row, column: column, radius: radius),
       confidence: confidence(depth, least: 0.002, coverage: coverage),
       detail: String(format: "profile %.1f mm behind the forehead above the nose, noise %.2f mm", depth * 1000, map.noise * 1000))
   }

@@ -76,7 +76,8 @@ extension LandmarkDetector {
         detail: String(format: "no ear edge: protrusion %.1f mm, noise %.2f mm", peak.size * 1000, map.noise * 1000))
     }
     let column = Double(noseColumn) + Double(side) * front
-    let radius = map.interpolatedRadius(row: upper, column: column) ?? 0
+    // A hole of a few bins at the root (grazing depth) is bridged by the surface around it.
+    let radius = map.radius(near: upper, column: column, reach: 3) ?? 0
     let peakColumn = noseColumn + side * peak.k
     let coverage = map.coverage(rows: (peak.row - 10)...(peak.row + 10), columns: (peakColumn - 15)...(peakColumn + 15))
     return LandmarkProposal(

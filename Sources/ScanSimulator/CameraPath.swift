@@ -26,6 +26,31 @@ public struct CameraPath: Sendable, Hashable, Codable {
   /// Physiological hand tremor: position amplitude at 8–12 Hz, metres (0 = none),
   /// on top of the slow ``tremor``; the aim point shakes twice as much.
   public var fineTremor: Double = 0
+  /// When set, a second, low pass after the orbit that sees the ears (`nil`: the orbit alone).
+  public var earPass: EarPass?
+
+  /// A pass at ear level after the orbit: the camera sinks to ``elevation`` and walks back
+  /// over the orbit's azimuths (``CameraPath/coverage`` turns, in reverse), as a therapist
+  /// lowers the phone to film the ears and the side of the head below the cap, whose surface
+  /// faces 40–55° downwards and loses its depth at grazing incidence from above.
+  public struct EarPass: Sendable, Hashable, Codable {
+    /// Fraction of the scan's frames spent in this pass (the orbit takes the rest).
+    public var share: Double
+    /// Mean elevation above the widest layer's plane, degrees (the ears' plane is ~22 mm
+    /// below it, so 0° looks at the ears about 5° from above at 30 cm).
+    public var elevation: Double
+    /// Slow up-and-down swing of the elevation, degrees (amplitude, one cycle over the pass).
+    public var elevationSwing: Double
+    /// Fraction of the pass (from its start) over which the camera sinks from the orbit's elevation.
+    public var descent: Double
+
+    public init(share: Double = 0.35, elevation: Double = -4, elevationSwing: Double = 4, descent: Double = 0.15) {
+      self.share = share
+      self.elevation = elevation
+      self.elevationSwing = elevationSwing
+      self.descent = descent
+    }
+  }
 
   public init() {}
 
@@ -41,8 +66,9 @@ public struct CameraPath: Sendable, Hashable, Codable {
     at t: Double, duration: Double, centre: SIMD3<Double>, phases: [Double], surfaceRadius: ((SIMD3<Double>) -> Double)? = nil
   ) -> RigidTransform {
     let degree = Double.pi / 180
-    let azimuth = (startAzimuth + coverage * 360 * t) * degree
-    let el = (elevation + elevationSwing * sin(2 * .pi * 1.5 * t + phases[0])) * degree
+    let (azimuthDegrees, elevationDegrees) = angles(at: t, phases: phases)
+    let azimuth = azimuthDegrees * degree
+    let el = elevationDegrees * degree
     let direction = SIMD3(cos(el) * cos(azimuth), cos(el) * sin(azimuth), sin(el))
     let r: Double
     if let range = surfaceDistance {
@@ -68,5 +94,23 @@ public struct CameraPath: Sendable, Hashable, Codable {
     let view = (target - eye).normalized
     let up = Rotation3(axis: view, angle: roll * degree * sin(2 * .pi * 0.4 * seconds + phases[8])) * SIMD3(0, 0, 1)
     return RigidTransform.lookAt(eye: eye, target: target, up: up)
+  }
+
+  /// Azimuth and elevation of the camera's direction from the centre at time fraction `t`, degrees.
+  func angles(at t: Double, phases: [Double]) -> (azimuth: Double, elevation: Double) {
+    func orbitElevation(_ s: Double) -> Double { elevation + elevationSwing * sin(2 * .pi * 1.5 * s + phases[0]) }
+    guard let pass = earPass, pass.share > 0, pass.share < 1 else {
+      return (startAzimuth + coverage * 360 * t, orbitElevation(t))
+    }
+    let orbitEnd = 1 - pass.share
+    if t <= orbitEnd {
+      let s = t / orbitEnd
+      return (startAzimuth + coverage * 360 * s, orbitElevation(s))
+    }
+    let s = (t - orbitEnd) / pass.share
+    let low = pass.elevation + pass.elevationSwing * sin(2 * .pi * s + phases[0])
+    let sinking = pass.descent > 0 ? min(1, s / pass.descent) : 1
+    let blend = sinking * sinking * (3 - 2 * sinking)
+    return (startAzimuth + coverage * 360 * (1 - s), orbitElevation(1) + (low - orbitElevation(1)) * blend)
   }
 }

@@ -163,7 +163,10 @@ public struct HeadShape: Sendable, Hashable {
   }
 
   /// Face, nose and ears: smooth bumps below ``bumpCeiling``.
-  func bumps(z: Double, phi: Double) -> Double {
+  func bumps(z: Double, phi azimuth: Double) -> Double {
+    // Callers sample φ over [0, 2π) (the mesh) or (−π, π] (atan2): the face and nose are
+    // centred on φ = 0 and must see the same angle from either side.
+    let phi = Self.wrap(azimuth)
     var extra = 0.0
     let face = parameters.withoutFace != true, ears = parameters.withoutEars != true
     if face {

@@ -9,7 +9,10 @@ public enum SimulationPreset: String, Sendable, Hashable, Codable, CaseIterable 
   /// 600 frames, 40 decal stickers of 16 mm with a 2 mm margin, σ = 0.4 mm·(z / 0.2 m)²
   /// per pixel, dropouts ramping in at 72–80° incidence, half the silhouette pixels lost,
   /// 3 random 2–6 px holes a frame, motion blur of 3–14 px in 5 % of frames, the camera
-  /// 24–39 cm from the surface with hand tremor, fx drawn in 587.5…592.5 px.
+  /// 24–39 cm from the surface with hand tremor, fx drawn in 587.5…592.5 px. The camera
+  /// orbits the head from 14–42° above the widest layer for the first 65 % of the frames, then
+  /// sinks to ear level (−8…0°) and walks back round (``CameraPath/EarPass``): a clinical
+  /// recording shows the ears, where the tragions are placed.
   case realistic
 
   /// Sets the preset's values in `options` (leaving the head, size, seed and format alone).
@@ -48,6 +51,7 @@ public enum SimulationPreset: String, Sendable, Hashable, Codable, CaseIterable 
       path.surfaceDistance = 0.24...0.39
       path.tremor = 0.003
       path.fineTremor = 0.0005
+      path.earPass = CameraPath.EarPass()
       options.path = path
       options.motionBlurRate = 0.05
       options.motionBlurLength = 3...14

@@ -17,7 +17,8 @@ struct SimulateCommand: ParsableCommand {
       --preset default is the original simulator; --preset realistic renders a TrueDepth
       recording as issue 15 lists it (600 frames, 40 decal stickers of 16 mm with 2 mm margin,
       σ = 0.4 mm·(z/0.2 m)², dropouts at 72–80° incidence, half the silhouette lost, 3 holes
-      a frame, motion blur in 5 % of frames, 24–39 cm from the surface, fx 587.5–592.5 px).
+      a frame, motion blur in 5 % of frames, 24–39 cm from the surface, fx 587.5–592.5 px,
+      the last 35 % of the frames a pass at ear level).
       Options given explicitly override the preset. docs/simulator.md has the full model.
 
       Examples:

@@ -74,7 +74,7 @@ struct SimulationConditionsTests {
     #expect(abs(acos(o.sensor.grazingFade) * 180 / .pi - 72) < 1e-9 && abs(acos(o.sensor.grazingCutoff) * 180 / .pi - 80) < 1e-9)
     #expect(o.sensor.silhouetteLoss == 0.5 && o.sensor.holesPerFrame == 3 && o.sensor.holeDiameter == 2...6)
     #expect(o.motionBlurRate == 0.05 && o.motionBlurLength == 3...14)
-    #expect(o.path.surfaceDistance == 0.24...0.39 && o.path.fineTremor > 0)
+    #expect(o.path.surfaceDistance == 0.24...0.39 && o.path.fineTremor > 0 && o.path.earPass != nil)
     #expect(o.focalLength == 587.5...592.5 && o.focalError == 0)
   }
 
@@ -97,6 +97,51 @@ struct SimulationConditionsTests {
     print(String(format: "camera to surface: %.1f–%.1f cm (asked 24–39)", low * 100, high * 100))
     #expect(low > 0.24 - 0.008 && low < 0.245)
     #expect(high < 0.39 + 0.008 && high > 0.385)
+  }
+
+  /// The realistic preset's ear-level pass: the side of the head from the tragion down to
+  /// 20 mm below it is seen at an incidence below the preset's dropout start (72°) in at
+  /// least as many frames as with the orbit alone, and from 10 mm below (where it faces
+  /// 40–50° downwards) in half as many again and 30 more over those heights (the orbit alone
+  /// sees some heights there in no frame at all). The pass starts where the orbit ends (no
+  /// jump between frames) and keeps above the blanket.
+  @Test func theRealisticPathPassesAtEarLevel() throws {
+    let head = HeadShape(solving: .init(cranialIndex: 84, cvai: 7.5, flattenedSide: .left))
+    let o = SimulationOptions(preset: .realistic)
+    let pass = try #require(o.path.earPass)
+    var orbitOnly = o.path
+    orbitOnly.earPass = nil
+    let centre = head.vaultCentre
+    let radius = { (d: SIMD3<Double>) in head.crossing(from: centre, direction: d, in: 0...0.3).map { ($0 - centre).length } ?? 0 }
+    var phases = SeededGenerator(seed: 9)
+    let p = (0..<12).map { _ in phases.uniform() * 2 * .pi }
+    func eyes(_ path: CameraPath) -> [SIMD3<Double>] {
+      (0..<o.frames).map { i in
+        path.headFromCamera(at: Double(i) / Double(o.frames - 1), duration: 20, centre: centre, phases: p, surfaceRadius: radius).translation
+      }
+    }
+    let withPass = eyes(o.path), without = eyes(orbitOnly)
+    for (name, tragion) in [("left", head.landmarks.leftEar), ("right", head.landmarks.rightEar)] {
+      var lowWithPass = 0, lowWithout = 0
+      for below in stride(from: 0.0, through: 0.02, by: 0.005) {
+        let axisPoint = SIMD3(tragion.x, 0, tragion.z - below)
+        let point = try #require(head.crossing(from: axisPoint, direction: SIMD3(0, tragion.y > 0 ? 1 : -1, 0), in: 0...0.2))
+        let normal = head.normal(at: point)
+        let seen = { (eyes: [SIMD3<Double>]) in eyes.filter { normal.dot(($0 - point).normalized) > o.sensor.grazingFade }.count }
+        let a = seen(withPass), b = seen(without)
+        print(String(format: "%@ side %2.0f mm below the tragion (faces %2.0f° down): seen below 72° incidence in %3d frames, orbit alone %3d",
+          name, below * 1000, asin(-normal.z) * 180 / .pi, a, b))
+        #expect(a >= b, "\(name), \(below * 1000) mm below")
+        if below >= 0.01 { (lowWithPass, lowWithout) = (lowWithPass + a, lowWithout + b) }
+      }
+      #expect(Double(lowWithPass) >= 1.5 * Double(lowWithout) + 30, "\(name): \(lowWithPass) against \(lowWithout) frames")
+    }
+    var steps: [Double] = []
+    for (a, b) in zip(withPass, withPass.dropFirst()) { steps.append((b - a).length) }
+    let split = Int((1 - pass.share) * Double(o.frames - 1))
+    let typical = steps.sorted()[steps.count / 2]
+    #expect(steps[(split - 2)...(split + 2)].allSatisfy { $0 < 3 * typical })
+    #expect(withPass.map(\.z).min() ?? 0 > HeadShape.bottom + 0.03)
   }
 
   /// Decals keep the printed half-diagonal along the surface (the tangent projection
