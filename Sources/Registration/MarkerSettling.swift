@@ -1,7 +1,10 @@
 import PointCloud
 
 /// The settling stage: every marker's corners moved along the local surface normal onto the
-/// fused surface (each onto the plane of its ``SettlingOptions/neighbours`` nearest cloud points).
+/// fused surface (each onto the quadratic surface fitted over the plane of its
+/// ``SettlingOptions/neighbours`` nearest cloud points: the plane itself lies about E[s²]/(2R)
+/// inside a convex surface, 0.1 mm for 100 points on an infant's head, which shrank the marker
+/// map by 0.18 %).
 ///
 /// One frame's depth at a sticker's corners is noisy and, seen at a grazing angle, biased; the
 /// fused surface averages hundreds of frames, so the settled corners give the stickers' (and so
@@ -15,7 +18,7 @@ public func settleMarkers(
   let corners = registration.markers.flatMap(\.corners).map { SIMD3<Float>($0) }
   let settled: [SIMD3<Float>]
   do {
-    settled = try NativeGeometry.projectToLocalPlanes(cloud.positions, queries: corners, neighbours: options.neighbours).0
+    settled = try NativeGeometry.projectToLocalPlanes(cloud.positions, queries: corners, neighbours: options.neighbours, quadratic: true).0
   } catch {
     throw ReconstructionError.numerical(path: registration.context.path, detail: String(describing: error))
   }

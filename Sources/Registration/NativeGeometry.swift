@@ -66,9 +66,12 @@ package enum NativeGeometry {
   }
 
   /// Each query projected onto the plane of its `neighbours` nearest points of `cloud`, and
-  /// that plane's unit normal; the queries default to the cloud itself (smoothing).
+  /// that plane's unit normal; the queries default to the cloud itself (smoothing). With
+  /// `quadratic`, onto the least-squares quadratic height field over that plane instead: a
+  /// plane lies about E[s²]/(2R) inside a convex surface of radius R, the quadratic is exact to
+  /// second order (and noisier with few neighbours).
   static func projectToLocalPlanes(
-    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int
+    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int, quadratic: Bool = false
   ) throws(Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
     let flat = packed(cloud)
     let points = queries ?? cloud
@@ -77,7 +80,7 @@ package enum NativeGeometry {
     var message = [CChar](repeating: 0, count: 256)
     try check(
       gs_project_to_local_planes(
-        flat, Int32(cloud.count), asked, Int32(points.count), Int32(neighbours), &out, &normals, &message, message.count),
+        flat, Int32(cloud.count), asked, Int32(points.count), Int32(neighbours), quadratic ? 1 : 0, &out, &normals, &message, message.count),
       message)
     let moved = (0..<points.count).map { SIMD3(out[3 * $0], out[3 * $0 + 1], out[3 * $0 + 2]) }
     let units = (0..<points.count).map { SIMD3(normals[3 * $0], normals[3 * $0 + 1], normals[3 * $0 + 2]) }

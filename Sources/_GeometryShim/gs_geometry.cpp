@@ -54,6 +54,42 @@ std::pair<Eigen::Vector3d, Eigen::Vector3d> local_plane(const pcl::PointCloud<pc
   return {mean, solver.eigenvectors().col(0)};
 }
 
+// The point of the local surface over `p`: the neighbours' heights above their PCA plane
+// fitted by a quadratic h(u, v) = a + b u + c v + d u² + e uv + f v² (least squares), evaluated
+// at p's (u, v). A plane's projection lies inside a convex surface by about E[s²]/(2R); the
+// quadratic is exact to second order. Falls back to the plane when the fit is ill-conditioned.
+Eigen::Vector3d local_quadric_projection(const pcl::PointCloud<pcl::PointXYZ> &cloud, const pcl::Indices &found,
+                                         const Eigen::Vector3d &mean, const Eigen::Vector3d &normal,
+                                         const Eigen::Vector3d &p) {
+  Eigen::Vector3d plane = p - (p - mean).dot(normal) * normal;
+  if (found.size() < 10) return plane;
+  Eigen::Vector3d e1 = normal.unitOrthogonal(), e2 = normal.cross(e1);
+  Eigen::MatrixXd a((Eigen::Index)found.size(), 6);
+  Eigen::VectorXd h((Eigen::Index)found.size());
+  double scale = 0;
+  for (size_t k = 0; k < found.size(); ++k) {
+    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
+    scale = std::max(scale, std::abs(d.dot(e1)) + std::abs(d.dot(e2)));
+  }
+  if (!(scale > 0)) return plane;
+  for (size_t k = 0; k < found.size(); ++k) {
+    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
+    double u = d.dot(e1) / scale, v = d.dot(e2) / scale;
+    a.row((Eigen::Index)k) << 1, u, v, u * u, u * v, v * v;
+    h[(Eigen::Index)k] = d.dot(normal);
+  }
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(a, Eigen::ComputeThinU | Eigen::ComputeThinV);
+  auto singular = svd.singularValues();
+  if (!(singular[5] > 1e-6 * singular[0])) return plane;
+  Eigen::VectorXd c = svd.solve(h);
+  Eigen::Vector3d d = p - mean;
+  double u = d.dot(e1) / scale, v = d.dot(e2) / scale;
+  if (std::abs(u) > 1.5 || std::abs(v) > 1.5) return plane;  // outside the patch: no extrapolation
+  double height = c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v;
+  if (!std::isfinite(height)) return plane;
+  return mean + d.dot(e1) * e1 + d.dot(e2) * e2 + height * normal;
+}
+
 }  // namespace
 
 extern "C" {
@@ -135,7 +171,7 @@ gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbour
 }
 
 gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *queries, int32_t m,
-                                     int32_t neighbours, float *out_xyz, float *normals,
+                                     int32_t neighbours, int32_t quadratic, float *out_xyz, float *normals,
                                      char *message, size_t message_capacity) {
   return guarded(message, message_capacity, [&]() {
     if (xyz == nullptr || queries == nullptr || out_xyz == nullptr || normals == nullptr || n < 0 ||
@@ -158,7 +194,8 @@ gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *q
       tree.nearestKSearch(query, neighbours, found, distances);
       auto [mean, normal] = local_plane(*cloud, found);
       Eigen::Vector3d p = query.getVector3fMap().cast<double>();
-      Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
+      Eigen::Vector3d q = quadratic != 0 ? local_quadric_projection(*cloud, found, mean, normal, p)
+                                          : Eigen::Vector3d(p - (p - mean).dot(normal) * normal);
       for (int k = 0; k < 3; ++k) {
         projected[3 * i + k] = (float)q[k];
         unit[3 * i + k] = (float)normal[k];
