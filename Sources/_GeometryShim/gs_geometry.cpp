@@ -15,6 +15,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,38 +56,35 @@ std::pair<Eigen::Vector3d, Eigen::Vector3d> local_plane(const pcl::PointCloud<pc
 }
 
 // The point of the local surface over `p`: the neighbours' heights above their PCA plane
-// fitted by a quadratic h(u, v) = a + b u + c v + d u² + e uv + f v² (least squares), evaluated
-// at p's (u, v). A plane's projection lies inside a convex surface by about E[s²]/(2R); the
-// quadratic is exact to second order. Falls back to the plane when the fit is ill-conditioned.
-Eigen::Vector3d local_quadric_projection(const pcl::PointCloud<pcl::PointXYZ> &cloud, const pcl::Indices &found,
-                                         const Eigen::Vector3d &mean, const Eigen::Vector3d &normal,
-                                         const Eigen::Vector3d &p) {
-  Eigen::Vector3d plane = p - (p - mean).dot(normal) * normal;
-  if (found.size() < 10) return plane;
+// (`mean`, `normal`) fitted by a quadratic h(u, v) = a + b u + c v + d u² + e uv + f v² (least
+// squares), evaluated at p's (u, v). A plane's projection lies inside a convex surface by about
+// E[s²]/(2R); the quadratic is exact to second order. Empty when the fit is ill-conditioned or p
+// lies outside the patch (no extrapolation): the caller keeps the plane's projection.
+std::optional<Eigen::Vector3d> local_quadric_projection(const pcl::PointCloud<pcl::PointXYZ> &cloud,
+                                                        const pcl::Indices &found, const Eigen::Vector3d &mean,
+                                                        const Eigen::Vector3d &normal, const Eigen::Vector3d &p) {
+  if (found.size() < 10) return std::nullopt;
   Eigen::Vector3d e1 = normal.unitOrthogonal(), e2 = normal.cross(e1);
+  // Each neighbour in the plane's axes (u, v, height), then u and v over the patch's extent.
+  Eigen::MatrixX3d local((Eigen::Index)found.size(), 3);
+  for (size_t k = 0; k < found.size(); ++k) {
+    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
+    local.row((Eigen::Index)k) << d.dot(e1), d.dot(e2), d.dot(normal);
+  }
+  double scale = (local.col(0).cwiseAbs() + local.col(1).cwiseAbs()).maxCoeff();
+  if (!(scale > 0)) return std::nullopt;
+  Eigen::VectorXd u = local.col(0) / scale, v = local.col(1) / scale;
   Eigen::MatrixXd a((Eigen::Index)found.size(), 6);
-  Eigen::VectorXd h((Eigen::Index)found.size());
-  double scale = 0;
-  for (size_t k = 0; k < found.size(); ++k) {
-    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
-    scale = std::max(scale, std::abs(d.dot(e1)) + std::abs(d.dot(e2)));
-  }
-  if (!(scale > 0)) return plane;
-  for (size_t k = 0; k < found.size(); ++k) {
-    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
-    double u = d.dot(e1) / scale, v = d.dot(e2) / scale;
-    a.row((Eigen::Index)k) << 1, u, v, u * u, u * v, v * v;
-    h[(Eigen::Index)k] = d.dot(normal);
-  }
+  a << Eigen::VectorXd::Ones(u.size()), u, v, u.cwiseProduct(u), u.cwiseProduct(v), v.cwiseProduct(v);
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(a, Eigen::ComputeThinU | Eigen::ComputeThinV);
   auto singular = svd.singularValues();
-  if (!(singular[5] > 1e-6 * singular[0])) return plane;
-  Eigen::VectorXd c = svd.solve(h);
+  if (!(singular[5] > 1e-6 * singular[0])) return std::nullopt;
+  Eigen::VectorXd c = svd.solve(local.col(2));
   Eigen::Vector3d d = p - mean;
-  double u = d.dot(e1) / scale, v = d.dot(e2) / scale;
-  if (std::abs(u) > 1.5 || std::abs(v) > 1.5) return plane;  // outside the patch: no extrapolation
-  double height = c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v;
-  if (!std::isfinite(height)) return plane;
+  double pu = d.dot(e1) / scale, pv = d.dot(e2) / scale;
+  if (std::abs(pu) > 1.5 || std::abs(pv) > 1.5) return std::nullopt;
+  double height = c[0] + c[1] * pu + c[2] * pv + c[3] * pu * pu + c[4] * pu * pv + c[5] * pv * pv;
+  if (!std::isfinite(height)) return std::nullopt;
   return mean + d.dot(e1) * e1 + d.dot(e2) * e2 + height * normal;
 }
 
@@ -194,8 +192,8 @@ gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *q
       tree.nearestKSearch(query, neighbours, found, distances);
       auto [mean, normal] = local_plane(*cloud, found);
       Eigen::Vector3d p = query.getVector3fMap().cast<double>();
-      Eigen::Vector3d q = quadratic != 0 ? local_quadric_projection(*cloud, found, mean, normal, p)
-                                          : Eigen::Vector3d(p - (p - mean).dot(normal) * normal);
+      Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
+      if (quadratic != 0) q = local_quadric_projection(*cloud, found, mean, normal, p).value_or(q);
       for (int k = 0; k < 3; ++k) {
         projected[3 * i + k] = (float)q[k];
         unit[3 * i + k] = (float)normal[k];
