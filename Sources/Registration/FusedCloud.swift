@@ -68,7 +68,8 @@ public func fuseFrames(
 }
 
 /// The cleaning stage: PCL's statistical outlier removal, then each point projected onto the
-/// plane of its ``CleaningOptions/neighbours`` nearest points, with that plane's normal turned
+/// plane of its ``CleaningOptions/neighbours`` nearest points and moved by that plane's
+/// curvature offset (``CleaningOptions/curvatureNeighbours``), with the plane's normal turned
 /// away from the head's centre. A cloud of no more points than the neighbours is returned as it
 /// is (no normals).
 /// - Returns: positions (world, metres), outward unit normals and colours.
@@ -81,7 +82,8 @@ public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default)
     positions = zip(positions, keep).filter(\.1).map(\.0)
     colours = zip(colours, keep).filter(\.1).map(\.0)
     guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
-    let (smoothed, normals) = try NativeGeometry.projectToLocalPlanes(positions, neighbours: options.neighbours)
+    let (smoothed, normals) = try NativeGeometry.projectToLocalPlanes(
+      positions, neighbours: options.neighbours, curvatureNeighbours: options.curvatureNeighbours)
     let centre = SIMD3<Float>(fused.headCentre)
     let outward = zip(smoothed, normals).map { p, n in ((p - centre) * n).sum() < 0 ? -n : n }
     return PointSet(positions: smoothed, normals: outward, colors: colours)

@@ -69,9 +69,12 @@ package enum NativeGeometry {
   /// that plane's unit normal; the queries default to the cloud itself (smoothing). With
   /// `quadratic`, onto the least-squares quadratic height field over that plane instead: a
   /// plane lies about E[s²]/(2R) inside a convex surface of radius R, the quadratic is exact to
-  /// second order (and noisier with few neighbours).
+  /// second order (and noisier with few neighbours). Otherwise, with `curvatureNeighbours` more
+  /// than `neighbours`, the plane's projection is moved by the plane's curvature offset, the
+  /// surface's second-order part taken from a quadratic over that many nearest points: as
+  /// smooth as the plane, without its E[s²]/(2R).
   static func projectToLocalPlanes(
-    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int, quadratic: Bool = false
+    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int, quadratic: Bool = false, curvatureNeighbours: Int = 0
   ) throws(Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
     let flat = packed(cloud)
     let points = queries ?? cloud
@@ -80,7 +83,8 @@ package enum NativeGeometry {
     var message = [CChar](repeating: 0, count: 256)
     try check(
       gs_project_to_local_planes(
-        flat, Int32(cloud.count), asked, Int32(points.count), Int32(neighbours), quadratic ? 1 : 0, &out, &normals, &message, message.count),
+        flat, Int32(cloud.count), asked, Int32(points.count), Int32(neighbours), quadratic ? 1 : 0,
+        Int32(clamping: max(0, curvatureNeighbours)), &out, &normals, &message, message.count),
       message)
     let moved = (0..<points.count).map { SIMD3(out[3 * $0], out[3 * $0 + 1], out[3 * $0 + 2]) }
     let units = (0..<points.count).map { SIMD3(normals[3 * $0], normals[3 * $0 + 1], normals[3 * $0 + 2]) }

@@ -12,6 +12,7 @@
 #include <pcl/registration/icp.h>
 #include <pcl/search/kdtree.h>
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -86,6 +87,64 @@ std::optional<Eigen::Vector3d> local_quadric_projection(const pcl::PointCloud<pc
   double height = c[0] + c[1] * pu + c[2] * pv + c[3] * pu * pu + c[4] * pu * pv + c[5] * pv * pv;
   if (!std::isfinite(height)) return std::nullopt;
   return mean + d.dot(e1) * e1 + d.dot(e2) * e2 + height * normal;
+}
+
+// How far the PCA plane of the first `plane_count` of `found` lies from the curved surface
+// over p, along `normal`: the surface's second-order part Q (the quadratic terms of a
+// least-squares quadratic height field over all of `found`, a wider patch whose curvature is
+// far better determined than the few plane points' own) minus the least-squares plane those
+// plane points' Q values fit, both at p. The plane absorbs the surface's constant and linear
+// parts exactly, so this is the plane's curvature offset, about E[s²]/(2R) on a sphere of
+// radius R. Empty when the quadratic fit is ill-conditioned: the caller keeps the plane.
+std::optional<double> plane_curvature_offset(const pcl::PointCloud<pcl::PointXYZ> &cloud, const pcl::Indices &found,
+                                             size_t plane_count, const Eigen::Vector3d &mean,
+                                             const Eigen::Vector3d &normal, const Eigen::Vector3d &p) {
+  if (found.size() < 10 || plane_count < 3 || plane_count > found.size()) return std::nullopt;
+  Eigen::Vector3d e1 = normal.unitOrthogonal(), e2 = normal.cross(e1);
+  // Each point in the plane's axes (u, v, height); the patch's extent scales u and v so the
+  // normal equations are well conditioned. Accumulated directly: this runs for every point.
+  thread_local std::vector<Eigen::Vector3d> local;
+  local.resize(found.size());
+  double scale = 0;
+  for (size_t k = 0; k < found.size(); ++k) {
+    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
+    local[k] = {d.dot(e1), d.dot(e2), d.dot(normal)};
+    scale = std::max(scale, std::abs(local[k][0]) + std::abs(local[k][1]));
+  }
+  if (!(scale > 0)) return std::nullopt;
+  // The quadratic h = c0 + c1 u + c2 v + c3 u² + c4 uv + c5 v² over the wide patch.
+  Eigen::Matrix<double, 6, 6> normal_matrix = Eigen::Matrix<double, 6, 6>::Zero();
+  Eigen::Matrix<double, 6, 1> rhs = Eigen::Matrix<double, 6, 1>::Zero();
+  for (const auto &l : local) {
+    double u = l[0] / scale, v = l[1] / scale;
+    Eigen::Matrix<double, 6, 1> row;
+    row << 1, u, v, u * u, u * v, v * v;
+    normal_matrix.selfadjointView<Eigen::Lower>().rankUpdate(row);
+    rhs += l[2] * row;
+  }
+  Eigen::LDLT<Eigen::Matrix<double, 6, 6>> ldlt(normal_matrix.selfadjointView<Eigen::Lower>());
+  // A degenerate patch (points on a line or a conic) makes a pivot vanish against the largest.
+  auto pivots = ldlt.vectorD().cwiseAbs();
+  if (ldlt.info() != Eigen::Success || !(pivots.minCoeff() > 1e-10 * pivots.maxCoeff())) return std::nullopt;
+  Eigen::Matrix<double, 6, 1> c = ldlt.solve(rhs);
+  if (!c.allFinite()) return std::nullopt;
+  const double s2 = scale * scale, quu = c[3] / s2, quv = c[4] / s2, qvv = c[5] / s2;
+  auto second_order = [&](double x, double y) { return quu * x * x + quv * x * y + qvv * y * y; };
+  // The least-squares plane of Q over the plane's points, at p.
+  Eigen::Matrix3d plane_matrix = Eigen::Matrix3d::Zero();
+  Eigen::Vector3d plane_rhs = Eigen::Vector3d::Zero();
+  for (size_t k = 0; k < plane_count; ++k) {
+    Eigen::Vector3d row(1, local[k][0] / scale, local[k][1] / scale);
+    plane_matrix.selfadjointView<Eigen::Lower>().rankUpdate(row);
+    plane_rhs += second_order(local[k][0], local[k][1]) * row;
+  }
+  Eigen::Vector3d plane = plane_matrix.selfadjointView<Eigen::Lower>().ldlt().solve(plane_rhs);
+  if (!plane.allFinite()) return std::nullopt;
+  Eigen::Vector3d d = p - mean;
+  double pu = d.dot(e1), pv = d.dot(e2);
+  if (std::abs(pu) > 1.5 * scale || std::abs(pv) > 1.5 * scale) return std::nullopt;
+  double offset = second_order(pu, pv) - (plane[0] + plane[1] * pu / scale + plane[2] * pv / scale);
+  return std::isfinite(offset) ? std::optional<double>(offset) : std::nullopt;
 }
 
 }  // namespace
@@ -169,11 +228,11 @@ gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbour
 }
 
 gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *queries, int32_t m,
-                                     int32_t neighbours, int32_t quadratic, float *out_xyz, float *normals,
-                                     char *message, size_t message_capacity) {
+                                     int32_t neighbours, int32_t quadratic, int32_t curvature_neighbours,
+                                     float *out_xyz, float *normals, char *message, size_t message_capacity) {
   return guarded(message, message_capacity, [&]() {
     if (xyz == nullptr || queries == nullptr || out_xyz == nullptr || normals == nullptr || n < 0 ||
-        m < 0 || neighbours < 3) {
+        m < 0 || neighbours < 3 || curvature_neighbours < 0) {
       copy_message(message, message_capacity, "invalid plane-projection arguments");
       return GS_INVALID_ARGUMENT;
     }
@@ -185,15 +244,20 @@ gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *q
     pcl::KdTreeFLANN<pcl::PointXYZ> tree;
     tree.setInputCloud(cloud);
     std::vector<float> projected((size_t)m * 3), unit((size_t)m * 3);
-    pcl::Indices found;
+    // The curvature patch: the plane's neighbours and more (KdTreeFLANN returns them nearest
+    // first), when it is wider than the plane's and the cloud has that many points.
+    const int32_t patch = quadratic == 0 && curvature_neighbours > neighbours ? std::min(curvature_neighbours, n) : neighbours;
+    pcl::Indices found, nearest;
     std::vector<float> distances;
     for (int32_t i = 0; i < m; ++i) {
       pcl::PointXYZ query(queries[3 * i], queries[3 * i + 1], queries[3 * i + 2]);
-      tree.nearestKSearch(query, neighbours, found, distances);
-      auto [mean, normal] = local_plane(*cloud, found);
+      tree.nearestKSearch(query, patch, found, distances);
+      nearest.assign(found.begin(), found.begin() + std::min<size_t>((size_t)neighbours, found.size()));
+      auto [mean, normal] = local_plane(*cloud, nearest);
       Eigen::Vector3d p = query.getVector3fMap().cast<double>();
       Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
-      if (quadratic != 0) q = local_quadric_projection(*cloud, found, mean, normal, p).value_or(q);
+      if (quadratic != 0) q = local_quadric_projection(*cloud, nearest, mean, normal, p).value_or(q);
+      else if (patch > neighbours) q += plane_curvature_offset(*cloud, found, nearest.size(), mean, normal, p).value_or(0) * normal;
       for (int k = 0; k < 3; ++k) {
         projected[3 * i + k] = (float)q[k];
         unit[3 * i + k] = (float)normal[k];

@@ -55,6 +55,8 @@ struct RealBoardTests {
     }
     #expect(onBoard.count > 10_000)
     let flatness = try #require(planeRMS(onBoard))
+    print(
+      "real board: \(result.markers.count) markers mapped of \(wellSeen.count) seen in 5 frames, corners \(fit.rms * 1000) mm RMS, scale \((fit.scale - 1) * 100) %, flatness \(flatness * 1000) mm RMS (\(onBoard.count) points)")
     #expect(flatness <= 0.00025, "fused board's plane RMS \(flatness * 1000) mm")
   }
 

@@ -34,13 +34,16 @@ gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbour
                                   uint8_t *keep, char *message, size_t message_capacity);
 
 /* For each of the m query points, fits a plane to its k nearest points of the cloud xyz (n
-   points, PCA), projects the query onto it (quadratic != 0: onto the least-squares quadratic
-   height field over that plane, exact to second order, where it is well conditioned) and writes
-   the plane's unit normal. Pass the cloud itself as the queries to smooth it. out_xyz may equal
-   queries. */
+   points, PCA), projects the query onto it and writes the plane's unit normal. quadratic != 0:
+   onto the least-squares quadratic height field over that plane instead (exact to second order
+   where it is well conditioned, noisier with few points). Otherwise, with curvature_neighbours
+   > neighbours: the plane's projection corrected by the plane's curvature offset, the surface's
+   second-order part from a quadratic over that many nearest points (a plane lies about
+   E[s^2]/(2R) inside a convex surface of radius R). Pass the cloud itself as the queries to
+   smooth it. out_xyz may equal queries. */
 gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *queries, int32_t m,
-                                     int32_t neighbours, int32_t quadratic, float *out_xyz, float *normals,
-                                     char *message, size_t message_capacity);
+                                     int32_t neighbours, int32_t quadratic, int32_t curvature_neighbours,
+                                     float *out_xyz, float *normals, char *message, size_t message_capacity);
 
 /* Point-to-point ICP of source onto target (pcl::IterativeClosestPoint). Writes the 4×4
    row-major transform (target ← source), convergence, and the fitness before and after: the
