@@ -16,13 +16,16 @@ import _HeadScanSupport
 /// - **Nasion**: the deepest point of the midline profile between the nose tip and the
 ///   forehead's most prominent point within 60 mm above it.
 /// - **Tragion**: the front root of the ear (`LandmarkDetector.findTragion`):
-///   the ear is the largest lateral protrusion 60°–160° from the nose, the head under it is
-///   modelled from both sides of its footprint, and the tragion is where the protrusion rises
-///   steepest on its anterior side, at the height where it falls steepest above its peak.
+///   the ear is the lateral protrusion of largest volume 60°–160° from the nose, the head
+///   under it is modelled from both sides of its footprint, and the tragion is where the
+///   protrusion falls to half its peak on its anterior side, at the height where it falls to
+///   half above its peak.
 ///
 /// The cap's axis is a few degrees off the head's, so the four points are then found again
 /// on a map in the head frame they make (`CylinderMap.init(points:normals:frame:heights:)`),
-/// until no point moves by 0.1 mm (at most four rounds).
+/// until no point moves by 0.1 mm (at most four rounds); when the first map missed one ear,
+/// the first frame takes the other mirrored across the plane through the cap's axis and
+/// the nose tip.
 ///
 /// Each confidence compares the feature's size (nose prominence, the nasion's depth behind
 /// the forehead, ear protrusion) with the least an infant's feature has (8, 2 and 3 mm) or
@@ -51,17 +54,37 @@ public func detectLandmarks(cloud: PointSet, markers: [RegisteredMarker]) throws
   var found = LandmarkDetector(map: map, capRow: capRow).run()
   // The cap sits a few degrees off the head's axis: map again in the frame the four points
   // make, until they settle (0.1 mm) or four rounds. The nasion's depth may read shallow on
-  // the tilted map, so only the nose and the ears must have been found.
+  // the tilted map, so only the nose and the ears must have been found. A tilted cap also
+  // bends the first map's azimuths, and one ear may be missed there: the first frame then
+  // takes the other ear mirrored across the plane through the cap's axis and the nose, and
+  // the second map must find both.
+  var guide = mirroredWhereOneEarIsMissing(found, axisThrough: origin, up: up)
   for _ in 0..<4 {
-    guard [found.noseTip, found.leftEar, found.rightEar].allSatisfy({ $0.confidence > 0 }), let frame = try? found.points.headFrame()
-    else { break }
+    guard let landmarks = guide, let frame = try? landmarks.headFrame() else { break }
     let headMap = CylinderMap(points: points, normals: normals, frame: frame, heights: LandmarkDetector.headFrameHeights)
     let refined = LandmarkDetector(map: headMap, capRow: headMap.rows).refined(found, frame: frame)
     let moved = zip(refined.all, found.all).map { ($0.position - $1.position).length }.max() ?? 0
     found = refined
     if moved < 0.0001 { break }
+    guide = [found.noseTip, found.leftEar, found.rightEar].allSatisfy { $0.confidence > 0 } ? found.points : nil
   }
   return found
+}
+
+/// The points of the first map for the first head-frame map: as found when the nose and both
+/// ears were, with one ear missing the other mirrored across the plane through the cap's axis
+/// (through `origin` along `up`) and the nose tip; `nil` without the nose or either ear.
+func mirroredWhereOneEarIsMissing(_ found: AutomaticLandmarks, axisThrough origin: SIMD3<Double>, up: SIMD3<Double>) -> HeadLandmarks? {
+  guard found.noseTip.confidence > 0, found.leftEar.confidence > 0 || found.rightEar.confidence > 0 else { return nil }
+  var points = found.points
+  let toNose = found.noseTip.position - origin
+  let normal = up.cross(toNose - toNose.dot(up) * up)
+  guard normal.length > 1e-9 else { return nil }
+  let unit = normal.normalized
+  let mirror = { (p: SIMD3<Double>) in p - 2 * (p - origin).dot(unit) * unit }
+  if found.leftEar.confidence <= 0 { points.leftEar = mirror(found.rightEar.position) }
+  if found.rightEar.confidence <= 0 { points.rightEar = mirror(found.leftEar.position) }
+  return points
 }
 
 /// The steps of ``detectLandmarks(cloud:markers:)`` on one map.

@@ -13,18 +13,19 @@ extension LandmarkDetector {
   /// searched in `rows`, azimuths measured from `noseColumn`.
   ///
   /// 1. The ear: each row's radius over 60°–160° from the nose is fitted by a cubic in
-  ///    azimuth by asymmetric least squares (points above the fit weigh 1 %); the largest
-  ///    protrusion above it is the ear.
+  ///    azimuth by asymmetric least squares (points above the fit weigh 1 %); of the
+  ///    connected regions standing above the fit by more than half the least ear (1.5 mm, or
+  ///    2.5 times the binned noise if larger), the one with the largest volume is the ear.
   /// 2. The head under the ear, from both sides: the ear's footprint is where its azimuth
   ///    profile (rows within 3 mm of the peak) exceeds 5 % of the peak; each row's head is
   ///    the quadratic through the 20° of surface in front of the footprint and the 20°
   ///    behind it, and the protrusion is the radius above it. Three rounds (footprint,
-  ///    head, protrusion).
-  /// 3. The front root: the ear's azimuth profile (mean protrusion over the rows where it
-  ///    exceeds half its peak at the peak's azimuth) rises steepest on its anterior side;
-  ///    the tragion's height is where the ear's height profile (mean over its columns above
-  ///    half the peak) falls steepest above the peak. Both are the inflection of a cubic
-  ///    through ±5 bins of the profile around the steepest step.
+  ///    head, protrusion), the peak kept within the footprint and the region's rows.
+  /// 3. The front root: where the ear's azimuth profile (mean protrusion over the rows where
+  ///    it exceeds half its peak at the peak's azimuth) falls to half its value at the peak
+  ///    on the anterior side, at the height where the ear's height profile (mean over its
+  ///    columns above half the peak) falls to half its value at the peak's row above it;
+  ///    both interpolated between bins, gaps of up to ``bridgedGap`` bins bridged.
   func findTragion(side: Int, noseColumn: Int, rows rowRange: ClosedRange<Int>) -> LandmarkProposal {
     let name = side > 0 ? "leftEar" : "rightEar"
     let searched = Self.earAzimuths
@@ -36,15 +37,22 @@ extension LandmarkDetector {
       if searched.filter({ samples[$0] != nil }).count >= 40 { radii[row] = samples }
     }
     var excess = radii.compactMapValues { samples in Self.asymmetricCubicExcess(samples, over: searched) }
-    var peak = Self.peak(of: excess, within: searched)
+    // The ear is the protrusion with the largest volume, not the largest single bin: a hole's
+    // rim or a grazing streak can stand as high over a few bins, never over an ear's area.
+    let candidates = Self.protrusions(of: excess, within: searched, above: 0.5 * max(0.003, noiseFloor))
+    let ear = candidates.max { $0.volume < $1.volume }
+    var peak = ear.map { (row: $0.row, k: $0.k, size: $0.size) }
     var footprint: ClosedRange<Int>?
     for _ in 0..<3 {
-      guard let top = peak else { break }
+      guard let top = peak, let ear else { break }
       let band = Self.meanProfile(excess, rows: excess.keys.filter { abs($0 - top.row) <= 3 }, keys: widest)
       let k1 = Self.footprintEdge(band, from: top.k, direction: -1, below: Self.footprintShare * top.size)
       let k2 = Self.footprintEdge(band, from: top.k, direction: 1, below: Self.footprintShare * top.size)
       let next = radii.compactMapValues { Self.excessOverFlanks($0, footprint: k1...k2) }
-      guard let nextPeak = Self.peak(of: next, within: searched) else { break }
+      // The peak stays on the ear: within its footprint and the candidate's rows.
+      let onEar = next.filter { ear.rows.contains($0.key) }
+      let low = max(k1, searched.lowerBound), high = min(k2, searched.upperBound)
+      guard low < high, let nextPeak = Self.peak(of: onEar, within: low...high) else { break }
       (excess, peak, footprint) = (next, nextPeak, k1...k2)
     }
     guard let peak else {
@@ -60,20 +68,25 @@ extension LandmarkDetector {
         r += direction
       }
     }
-    let azimuthProfile = Self.meanProfile(excess, rows: earRows, keys: widest)
+    var azimuthProfile = Self.meanProfile(excess, rows: earRows, keys: widest)
     let earColumns = widest.filter { (azimuthProfile[$0] ?? 0) > half }
     var heightProfile: [Int: Double] = [:]
     for (row, values) in excess {
       let inEar = earColumns.compactMap { values[$0] }
       if !inEar.isEmpty { heightProfile[row] = inEar.reduce(0, +) / Double(inEar.count) }
     }
+    // A grazing-angle hole in front of or above the ear does not end its profile.
+    Self.bridgeGaps(&azimuthProfile, over: widest)
+    if let low = heightProfile.keys.min(), let high = heightProfile.keys.max() { Self.bridgeGaps(&heightProfile, over: low...high) }
     let footprintText = footprint.map { String(format: ", footprint %d°–%d° from the nose", $0.lowerBound, $0.upperBound) } ?? ""
-    guard let front = Self.steepestFall(azimuthProfile, from: peak.k, direction: -1, stopBelow: 0.1 * peak.size),
-      let upper = Self.steepestFall(heightProfile, from: peak.row, direction: 1, stopBelow: 0.1 * peak.size)
-    else {
+    let front = Self.halfMaximum(azimuthProfile, from: peak.k, direction: -1)
+    let upper = Self.halfMaximum(heightProfile, from: peak.row, direction: 1)
+    guard let front, let upper else {
+      let missing = front == nil ? (upper == nil ? "front and upper edges" : "front edge") : "upper edge"
       return LandmarkProposal(
         name: name, position: map.origin, confidence: 0,
-        detail: String(format: "no ear edge: protrusion %.1f mm, noise %.2f mm", peak.size * 1000, map.noise * 1000))
+        detail: String(
+          format: "no ear %@ scanned: protrusion %.1f mm%@, noise %.2f mm", missing, peak.size * 1000, footprintText, map.noise * 1000))
     }
     let column = Double(noseColumn) + Double(side) * front
     // A hole of a few bins at the root (grazing depth) is bridged by the surface around it.
@@ -84,6 +97,49 @@ extension LandmarkDetector {
       name: name, position: map.point(row: upper, column: column, radius: radius),
       confidence: radius > 0 ? confidence(peak.size, least: 0.003, coverage: coverage) : 0,
       detail: String(format: "lateral protrusion %.1f mm%@, noise %.2f mm", peak.size * 1000, footprintText, map.noise * 1000))
+  }
+
+  /// Gaps of up to this many bins in the ear's profiles are bridged linearly (a grazing-angle
+  /// hole in front of or above the ear must not end its profile).
+  static let bridgedGap = 12
+
+  /// Fills gaps of at most ``bridgedGap`` keys between two samples of a profile by linear
+  /// interpolation, within `keys`.
+  static func bridgeGaps(_ samples: inout [Int: Double], over keys: ClosedRange<Int>) {
+    let present = keys.filter { samples[$0] != nil }
+    for (a, b) in zip(present, present.dropFirst()) where b - a > 1 && b - a <= bridgedGap + 1 {
+      guard let ra = samples[a], let rb = samples[b] else { continue }
+      for k in (a + 1)..<b { samples[k] = ra + (rb - ra) * Double(k - a) / Double(b - a) }
+    }
+  }
+
+  /// The connected regions (8-neighbourhood of rows and azimuths) where the protrusion exceeds
+  /// `above`, at azimuths `within`: each one's rows, its peak, and its volume (the sum of its
+  /// protrusion, metre-bins).
+  static func protrusions(of excess: [Int: [Int: Double]], within azimuths: ClosedRange<Int>, above threshold: Double)
+    -> [(rows: ClosedRange<Int>, row: Int, k: Int, size: Double, volume: Double)]
+  {
+    var unvisited = Set<SIMD2<Int>>()
+    for (row, values) in excess {
+      for (k, size) in values where azimuths.contains(k) && size > threshold { unvisited.insert(SIMD2(row, k)) }
+    }
+    var regions: [(rows: ClosedRange<Int>, row: Int, k: Int, size: Double, volume: Double)] = []
+    while let seed = unvisited.first {
+      unvisited.remove(seed)
+      var stack = [seed], low = seed.x, high = seed.x, volume = 0.0
+      var top = (row: seed.x, k: seed.y, size: -Double.infinity)
+      while let bin = stack.popLast() {
+        let size = excess[bin.x]?[bin.y] ?? 0
+        volume += size
+        if size > top.size { top = (bin.x, bin.y, size) }
+        (low, high) = (min(low, bin.x), max(high, bin.x))
+        for dr in -1...1 {
+          for dk in -1...1 where unvisited.remove(SIMD2(bin.x + dr, bin.y + dk)) != nil { stack.append(SIMD2(bin.x + dr, bin.y + dk)) }
+        }
+      }
+      regions.append((low...high, top.row, top.k, top.size, volume))
+    }
+    return regions
   }
 
   /// The largest protrusion at azimuths `within`.
@@ -149,30 +205,16 @@ extension LandmarkDetector {
       })
   }
 
-  /// Where `profile` falls steepest moving from `start` in `direction` (±1) until it drops
-  /// below `stopBelow` (`nil` when the scanned profile ends before that): the fractional key (bins centred on integers) of the inflection of the
-  /// cubic through the profile ±5 keys around the steepest step, or that step's midpoint when
-  /// the cubic has no inflection within 2.5 keys of it.
-  static func steepestFall(_ profile: [Int: Double], from start: Int, direction: Int, stopBelow: Double) -> Double? {
-    var steepest: (position: Double, drop: Double)?
-    var k = start, fell = false
+  /// Where `profile` first falls below half its value at `start` moving in `direction` (±1),
+  /// interpolated linearly between keys; `nil` when the scanned profile ends before that.
+  static func halfMaximum(_ profile: [Int: Double], from start: Int, direction: Int) -> Double? {
+    guard let top = profile[start] else { return nil }
+    var k = start
     while let here = profile[k], let next = profile[k + direction] {
-      if here - next > steepest?.drop ?? -.infinity { steepest = (Double(k) + Double(direction) / 2, here - next) }
-      if next < stopBelow {
-        fell = true
-        break
-      }
+      if next < top / 2 { return Double(k) + Double(direction) * (here - top / 2) / (here - next) }
       k += direction
     }
-    // An edge whose foot was not scanned is not an edge.
-    guard fell, let position = steepest?.position else { return nil }
-    let points = profile.filter { abs(Double($0.key) - position) <= 5 }.map { (x: Double($0.key), y: $0.value) }
-    guard points.count >= 7,
-      let cubic = fitPolynomial(points, weights: [Double](repeating: 1, count: points.count), degree: 3, centre: position, scale: 5),
-      abs(cubic[3]) > 1e-15
-    else { return position }
-    let offset = -cubic[2] / (3 * cubic[3]) * 5
-    return abs(offset) <= 2.5 ? position + offset : position
+    return nil
   }
 }
 

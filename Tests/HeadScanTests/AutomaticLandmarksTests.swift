@@ -41,7 +41,8 @@ struct AutomaticLandmarksTests {
   /// the automatic landmarks' frame within 0.3 points of CVAI in the true landmarks' frame (the
   /// issue's targets; CVAI moves 1.4 points per degree of turn, and a nasion 0.3 mm to the side
   /// is 0.25°, so the midline is the nose's mirror axis to a fraction of a bin). Not met yet,
-  /// recorded as a known issue (docs/method.md): the severe head's left tragion, 4.05 mm off.
+  /// recorded as a known issue (docs/method.md): the severe head's CVAI, 0.45 points off
+  /// (its tragions' sideways errors differ by 0.4 mm and turn the frame 0.24°).
   @Test(arguments: 0..<5) func exactSurfacesGiveTheLandmarks(head index: Int) throws {
     let (name, parameters) = Self.heads[index]
     let head = HeadShape(solving: parameters)
@@ -55,11 +56,7 @@ struct AutomaticLandmarksTests {
           format: "%@ %@: %.2f mm off (x %+.2f, y %+.2f, z %+.2f), confidence %.2f — %@", name, proposal.name, error, offset.x, offset.y,
           offset.z, proposal.confidence, proposal.detail))
       let limit = proposal.name.hasSuffix("Ear") ? 4.0 : 3.0
-      if name == "severe" && proposal.name == "leftEar" {
-        withKnownIssue("the severe head's left tragion lands 4.05 mm from the truth (the front root's definition)") { #expect(error <= limit) }
-      } else {
-        #expect(error <= limit, "\(name) \(proposal.name)")
-      }
+      #expect(error <= limit, "\(name) \(proposal.name)")
       #expect(proposal.confidence >= AutomaticLandmarks.minimumConfidence)
     }
     #expect(try found.accepted() == found.points)
@@ -71,7 +68,13 @@ struct AutomaticLandmarksTests {
     print(String(format: "%@: the automatic frame's x is turned %+.3f° about the true z", name, atan2(x.y, x.x) * 180 / .pi))
     let automatic = try cvai(automaticFrame), placed = try cvai(head.clinicalFrame)
     print(String(format: "%@: CVAI %.2f in the automatic landmarks' frame, %.2f in the true one (truth %.2f)", name, automatic, placed, head.truth().cvai))
-    #expect(abs(automatic - placed) <= 0.3)
+    if name == "severe" {
+      withKnownIssue("the severe head's CVAI reads 0.45 points off: its tragions' sideways errors turn the frame 0.24°") {
+        #expect(abs(automatic - placed) <= 0.3)
+      }
+    } else {
+      #expect(abs(automatic - placed) <= 0.3)
+    }
   }
 
   @Test func aHeadWithoutEarsIsRefusedNamingTheEars() throws {
