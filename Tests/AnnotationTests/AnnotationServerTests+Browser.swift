@@ -76,14 +76,8 @@ extension AnnotationServerTests {
       let truth = try f.trueWorldPoint(name, reconstruction: session.reconstruction)
       print(String(format: "annotate (browser): %@ %.2f mm from the truth, %.3f mm from the true pixel's lift", name, (point - truth).length * 1000, (point - truePixelPoint).length * 1000))
       #expect((point - truePixelPoint).length < 0.001)
-      // See liftsAndPreviewsLikeMeasure: the nose tip on this orbit is a known, open issue.
-      if name == "noseTip" {
-        withKnownIssue("nose tip lifted by the frame's depth window on a 36-frame orbit", isIntermittent: true) {
-          #expect((point - truth).length < 0.002)
-        }
-      } else {
-        #expect((point - truth).length < 0.002)
-      }
+      // Issue 17: within 1 mm of the truth (see liftsAndPreviewsLikeMeasure).
+      #expect((point - truth).length < 0.001)
     }
     // `measure` on the saved file: works, and gives the page's preview.
     var options = MeasureOptions.default
