@@ -34,6 +34,11 @@ struct SimulatedHeadMeshTests {
     var cloudRMS: Double
     var filledOnVault: Int
     var verticesOnVault: Int
+    /// RMS distance to the exact surface, mm, of the measured (not filled) vertices and of the
+    /// cloud's points within 2 cm of the nose tip and of either tragion: the detail a wider
+    /// support would round off.
+    var meshDetailRMS: Double
+    var cloudDetailRMS: Double
     /// Mesh − cloud: CVAI (points) and circumference (mm), both measured by `measure`'s slicing in
     /// the landmarks' head frame, the mesh through a dense sampling of its measured triangles.
     var cvaiDifference: Double
@@ -53,9 +58,9 @@ struct SimulatedHeadMeshTests {
           $0.mesh.cvai, $0.cloud.hc, $0.cloud.cvai, $0.cloudSampling.hc, $0.cloudSampling.cvai)
       }
       return String(
-        format: "%@ at %.1f mm, support %.1f spacings: %d vertices, %d triangles, %.1f %% filled (%d of %d on the vault); vault RMS mesh %.3f mm, cloud %.3f mm; mesh − cloud: CVAI %+.3f, circumference %+.3f mm; %.1f s; %@%@",
+        format: "%@ at %.1f mm, support %.1f spacings: %d vertices, %d triangles, %.1f %% filled (%d of %d on the vault); vault RMS mesh %.3f mm, cloud %.3f mm; nose and ears RMS mesh %.3f mm, cloud %.3f mm; mesh − cloud: CVAI %+.3f, circumference %+.3f mm; %.1f s; %@%@",
         conditions.description, options.gridSpacing * 1000, options.supportRadius, vertices, triangles, 100 * filledFraction, filledOnVault, verticesOnVault, meshRMS,
-        cloudRMS, cvaiDifference, circumferenceDifference, seconds, topology.description, exact ?? "")
+        cloudRMS, meshDetailRMS, cloudDetailRMS, cvaiDifference, circumferenceDifference, seconds, topology.description, exact ?? "")
     }
   }
 
@@ -83,6 +88,13 @@ struct SimulatedHeadMeshTests {
       func vaultRMS(_ points: [SIMD3<Float>]) -> Double {
         let distances = points.map(SIMD3<Double>.init).filter { headFromWorld.apply($0).z >= HeadShape.bumpCeiling }
           .map { head.surfaceDistance(modelFromWorld.apply($0)) }
+        return (distances.map { $0 * $0 }.reduce(0, +) / Double(max(1, distances.count))).squareRoot() * 1000
+      }
+      let landmarks = head.landmarks
+      func detailRMS(_ points: [SIMD3<Float>]) -> Double {
+        let distances = points.map { modelFromWorld.apply(SIMD3<Double>($0)) }
+          .filter { q in [landmarks.noseTip, landmarks.leftEar, landmarks.rightEar].contains { (q - $0).length < 0.02 } }
+          .map { head.surfaceDistance($0) }
         return (distances.map { $0 * $0 }.reduce(0, +) / Double(max(1, distances.count))).squareRoot() * 1000
       }
       let onCloud = measured.measurement.measures
@@ -120,6 +132,8 @@ struct SimulatedHeadMeshTests {
           topology: extraction.topology, vertices: mesh.vertexCount, triangles: mesh.triangleCount,
           filledFraction: extraction.filledFraction, meshRMS: vaultRMS(mesh.positions), cloudRMS: vaultRMS(reconstruction.cloud.positions),
           filledOnVault: onVault.filter { mesh.filled[$0] }.count, verticesOnVault: onVault.count,
+          meshDetailRMS: detailRMS(mesh.positions.indices.filter { !mesh.filled[$0] }.map { mesh.positions[$0] }),
+          cloudDetailRMS: detailRMS(reconstruction.cloud.positions),
           cvaiDifference: onMesh.cvai - onCloud.cvai, circumferenceDifference: onMesh.circumference - onCloud.circumference, againstExact: exact,
           seconds: extraction.seconds.grid + extraction.seconds.triangles + extraction.seconds.finishing)
       }
