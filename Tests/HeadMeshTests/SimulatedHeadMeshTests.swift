@@ -34,6 +34,11 @@ struct SimulatedHeadMeshTests {
     var cloudRMS: Double
     var filledOnVault: Int
     var verticesOnVault: Int
+    /// RMS distance to the exact surface, mm, of the measured (not filled) vertices and of the
+    /// cloud's points within 2 cm of the nose tip and of either tragion: the detail a wider
+    /// support would round off.
+    var meshDetailRMS: Double
+    var cloudDetailRMS: Double
     /// Mesh − cloud: CVAI (points) and circumference (mm), both measured by `measure`'s slicing in
     /// the landmarks' head frame, the mesh through a dense sampling of its measured triangles.
     var cvaiDifference: Double
@@ -46,22 +51,22 @@ struct SimulatedHeadMeshTests {
     /// Wall-clock seconds of the extraction (grid, triangles, finishing).
     var seconds: Double
 
-    func line(_ conditions: Conditions, spacing: Double) -> String {
+    func line(_ conditions: Conditions, options: MeshOptions = .default) -> String {
       let exact = againstExact.map {
         String(
           format: "; − exact: mesh circumference %+.3f mm CVAI %+.3f, cloud %+.3f mm %+.3f, the cloud's sampling %+.3f mm %+.3f", $0.mesh.hc,
           $0.mesh.cvai, $0.cloud.hc, $0.cloud.cvai, $0.cloudSampling.hc, $0.cloudSampling.cvai)
       }
       return String(
-        format: "%@ at %.1f mm: %d vertices, %d triangles, %.1f %% filled (%d of %d on the vault); vault RMS mesh %.3f mm, cloud %.3f mm; mesh − cloud: CVAI %+.3f, circumference %+.3f mm; %.1f s; %@%@",
-        conditions.description, spacing * 1000, vertices, triangles, 100 * filledFraction, filledOnVault, verticesOnVault, meshRMS,
-        cloudRMS, cvaiDifference, circumferenceDifference, seconds, topology.description, exact ?? "")
+        format: "%@ at %.1f mm, support %.1f spacings: %d vertices, %d triangles, %.1f %% filled (%d of %d on the vault); vault RMS mesh %.3f mm, cloud %.3f mm; nose and ears RMS mesh %.3f mm, cloud %.3f mm; mesh − cloud: CVAI %+.3f, circumference %+.3f mm; %.1f s; %@%@",
+        conditions.description, options.gridSpacing * 1000, options.supportRadius, vertices, triangles, 100 * filledFraction, filledOnVault, verticesOnVault, meshRMS,
+        cloudRMS, meshDetailRMS, cloudDetailRMS, cvaiDifference, circumferenceDifference, seconds, topology.description, exact ?? "")
     }
   }
 
-  /// Simulates the scan, reconstructs it with signed-distance fusion, meshes the cloud at
-  /// `spacing` and scores it.
-  static func score(_ conditions: Conditions, spacing: Double = MeshOptions.default.gridSpacing, againstExact: Bool = false) throws -> Scores {
+  /// Simulates the scan, reconstructs it with signed-distance fusion, meshes the cloud with
+  /// each of `meshes` and scores each mesh.
+  static func score(_ conditions: Conditions, meshes: [MeshOptions] = [.default], againstExact: Bool = false) throws -> [Scores] {
     try TestFiles.withTemporaryFolder { folder in
       var o = SimulationOptions(preset: conditions.preset)
       o.frames = conditions.frames
@@ -74,11 +79,6 @@ struct SimulatedHeadMeshTests {
       options.reconstruction.fusion.method = .signedDistance
       let measured = try measureScan(at: path, options: options)
       let reconstruction = measured.reconstruction
-      var meshOptions = MeshOptions.default
-      meshOptions.gridSpacing = spacing
-      let extraction = try extractMesh(from: reconstruction.cloud, options: meshOptions)
-      let mesh = extraction.mesh
-
       // The truth's head frame from the estimate's world: the best fit of the markers' corners.
       let truthMarkers = Dictionary(uniqueKeysWithValues: simulated.truth.markers.map { ($0.id, $0) })
       let pairs = reconstruction.markers.compactMap { m in truthMarkers[m.id].map { (m.corners, $0.corners) } }
@@ -90,12 +90,16 @@ struct SimulatedHeadMeshTests {
           .map { head.surfaceDistance(modelFromWorld.apply($0)) }
         return (distances.map { $0 * $0 }.reduce(0, +) / Double(max(1, distances.count))).squareRoot() * 1000
       }
-      let onVault = mesh.positions.indices.filter { headFromWorld.apply(SIMD3<Double>(mesh.positions[$0])).z >= HeadShape.bumpCeiling }
-
-      let sampled = mesh.sampledPoints(spacing: 0.0007)
-      let onMesh = try measured.headFrame.measure(sampled).measures
+      let landmarks = head.landmarks
+      func detailRMS(_ points: [SIMD3<Float>]) -> Double {
+        let distances = points.map { modelFromWorld.apply(SIMD3<Double>($0)) }
+          .filter { q in [landmarks.noseTip, landmarks.leftEar, landmarks.rightEar].contains { (q - $0).length < 0.02 } }
+          .map { head.surfaceDistance($0) }
+        return (distances.map { $0 * $0 }.reduce(0, +) / Double(max(1, distances.count))).squareRoot() * 1000
+      }
       let onCloud = measured.measurement.measures
-      var exact: (mesh: (hc: Double, cvai: Double), cloud: (hc: Double, cvai: Double), cloudSampling: (hc: Double, cvai: Double))?
+      var onExact: HeadShapeMeasures?
+      var onMoved: HeadShapeMeasures?
       if againstExact {
         let worldFromModel = modelFromWorld.inverse
         var surface = PointSet()
@@ -109,17 +113,30 @@ struct SimulatedHeadMeshTests {
           let q = modelFromWorld.apply(SIMD3<Double>(p))
           return SIMD3<Float>(worldFromModel.apply(q - head.surfaceDistance(q) * head.normal(at: q)))
         }
-        let onExact = try measured.headFrame.measure(surface).measures
-        let onMoved = try measured.headFrame.measure(moved).measures
-        func minusExact(_ m: HeadShapeMeasures) -> (hc: Double, cvai: Double) { (m.circumference - onExact.circumference, m.cvai - onExact.cvai) }
-        exact = (minusExact(onMesh), minusExact(onCloud), minusExact(onMoved))
+        onExact = try measured.headFrame.measure(surface).measures
+        onMoved = try measured.headFrame.measure(moved).measures
       }
-      return Scores(
-        topology: extraction.topology, vertices: mesh.vertexCount, triangles: mesh.triangleCount,
-        filledFraction: extraction.filledFraction, meshRMS: vaultRMS(mesh.positions), cloudRMS: vaultRMS(reconstruction.cloud.positions),
-        filledOnVault: onVault.filter { mesh.filled[$0] }.count, verticesOnVault: onVault.count,
-        cvaiDifference: onMesh.cvai - onCloud.cvai, circumferenceDifference: onMesh.circumference - onCloud.circumference, againstExact: exact,
-        seconds: extraction.seconds.grid + extraction.seconds.triangles + extraction.seconds.finishing)
+      return try meshes.map { meshOptions in
+        let extraction = try extractMesh(from: reconstruction.cloud, options: meshOptions)
+        let mesh = extraction.mesh
+        let onVault = mesh.positions.indices.filter { headFromWorld.apply(SIMD3<Double>(mesh.positions[$0])).z >= HeadShape.bumpCeiling }
+
+        let sampled = mesh.sampledPoints(spacing: 0.0007)
+        let onMesh = try measured.headFrame.measure(sampled).measures
+        var exact: (mesh: (hc: Double, cvai: Double), cloud: (hc: Double, cvai: Double), cloudSampling: (hc: Double, cvai: Double))?
+        if let onExact, let onMoved {
+          func minusExact(_ m: HeadShapeMeasures) -> (hc: Double, cvai: Double) { (m.circumference - onExact.circumference, m.cvai - onExact.cvai) }
+          exact = (minusExact(onMesh), minusExact(onCloud), minusExact(onMoved))
+        }
+        return Scores(
+          topology: extraction.topology, vertices: mesh.vertexCount, triangles: mesh.triangleCount,
+          filledFraction: extraction.filledFraction, meshRMS: vaultRMS(mesh.positions), cloudRMS: vaultRMS(reconstruction.cloud.positions),
+          filledOnVault: onVault.filter { mesh.filled[$0] }.count, verticesOnVault: onVault.count,
+          meshDetailRMS: detailRMS(mesh.positions.indices.filter { !mesh.filled[$0] }.map { mesh.positions[$0] }),
+          cloudDetailRMS: detailRMS(reconstruction.cloud.positions),
+          cvaiDifference: onMesh.cvai - onCloud.cvai, circumferenceDifference: onMesh.circumference - onCloud.circumference, againstExact: exact,
+          seconds: extraction.seconds.grid + extraction.seconds.triangles + extraction.seconds.finishing)
+      }
     }
   }
 
@@ -146,21 +163,26 @@ struct SimulatedHeadMeshTests {
   }
 
   /// A small scan at the default grid spacing (the realistic preset and longer scans: the
-  /// table below, run by hand).
+  /// table below, run by hand; with HEADSCAN_MESH_TABLE set, also against the exact head).
   @Test func theDefaultMeshIsOfASpheresTopologyAccurateAndMeasuresLikeTheCloud() throws {
     let conditions = Conditions(preset: .default, frames: 30, cranialIndex: 84, cvai: 6)
-    let s = try Self.score(conditions)
-    print(s.line(conditions, spacing: MeshOptions.default.gridSpacing))
-    // Since the simulator's face covers both sides of the midline (docs/simulator.md), this
-    // scan's mesh reads 0.18 CVAI point and 0.34 mm of circumference from its cloud.
-    Self.expectTargets(s, measuresKnownIssue: "the whole simulated face moves this 30-frame scan's mesh 0.18 CVAI point and 0.34 mm from its cloud")
+    let s = try #require(try Self.score(conditions, againstExact: ProcessInfo.processInfo.environment["HEADSCAN_MESH_TABLE"] != nil).first)
+    print(s.line(conditions))
+    // This scan's mesh reads +0.23 CVAI point and −0.34 mm of circumference from its cloud
+    // (2026-11-23), but −0.04 mm and +0.15 point from the exact head: the cloud is the one off,
+    // its own points moved onto the exact surface read +0.35 mm and −0.14 point (its sampling,
+    // docs/method.md). No support width met both targets on every scan (docs/method.md).
+    Self.expectTargets(s, measuresKnownIssue: "the cloud's sampling moves this 30-frame scan's cloud 0.35 mm and 0.14 CVAI point from the exact head; the mesh reads 0.23 point and 0.34 mm from the cloud")
   }
 
   /// The table's seeds: HEADSCAN_MESH_TABLE_SEEDS (comma-separated), 8 by default.
   static let tableSeeds = (ProcessInfo.processInfo.environment["HEADSCAN_MESH_TABLE_SEEDS"] ?? "8").split(separator: ",").compactMap { UInt64($0) }
 
   /// The scans of docs/method.md's mesh table (minutes each): run with HEADSCAN_MESH_TABLE=1;
-  /// each line also gives the mesh's and the cloud's measures against the exact head's.
+  /// each line also gives the mesh's and the cloud's measures against the exact head's. Each
+  /// scan is meshed at every grid spacing of HEADSCAN_MESH_TABLE_SPACINGS (mm, 2 by default)
+  /// with every support of HEADSCAN_MESH_TABLE_SUPPORTS (grid spacings, the default's by
+  /// default); the targets are checked on the default mesh.
   @Test(
     .enabled(if: ProcessInfo.processInfo.environment["HEADSCAN_MESH_TABLE"] != nil, "the mesh table's scans: HEADSCAN_MESH_TABLE=1"),
     arguments: tableSeeds.flatMap { seed in
@@ -172,11 +194,20 @@ struct SimulatedHeadMeshTests {
       ]
     })
   func theMeshTablesScansMeetTheTargets(conditions: Conditions) throws {
-    let spacings = (ProcessInfo.processInfo.environment["HEADSCAN_MESH_TABLE_SPACINGS"] ?? "2").split(separator: ",").compactMap { Double($0) }
-    for spacing in spacings {
-      let s = try Self.score(conditions, spacing: spacing / 1000, againstExact: true)
-      print(s.line(conditions, spacing: spacing / 1000))
-      if spacing * 0.001 == MeshOptions.default.gridSpacing { Self.expectTargets(s) }
+    let environment = ProcessInfo.processInfo.environment
+    let spacings = (environment["HEADSCAN_MESH_TABLE_SPACINGS"] ?? "2").split(separator: ",").compactMap { Double($0) }
+    let supports = (environment["HEADSCAN_MESH_TABLE_SUPPORTS"]).map { $0.split(separator: ",").compactMap { Double($0) } } ?? [MeshOptions.default.supportRadius]
+    let meshes = spacings.flatMap { spacing in
+      supports.map { support in
+        var options = MeshOptions.default
+        options.gridSpacing = spacing / 1000
+        options.supportRadius = support
+        return options
+      }
+    }
+    for (options, s) in zip(meshes, try Self.score(conditions, meshes: meshes, againstExact: true)) {
+      print(s.line(conditions, options: options))
+      if options == MeshOptions.default { Self.expectTargets(s) }
     }
   }
 }
