@@ -27,7 +27,7 @@ public final class MarkerDetector: @unchecked Sendable {
   public let dictionary: String
   /// The parameters the detector was made with.
   public let parameters: DetectorParameters
-  private let handle: OpaquePointer
+  let handle: OpaquePointer
 
   /// - Parameters:
   ///   - dictionary: an OpenCV predefined dictionary name.
@@ -73,18 +73,28 @@ public final class MarkerDetector: @unchecked Sendable {
 
   /// Detected markers sorted by id (OpenCV returns them in discovery order).
   private func detect(_ pixels: [UInt8], width: Int, height: Int, channels: Int) throws(ArucoError) -> [DetectedMarker] {
+    try collect { ids, corners, capacity, count, message, messageCapacity in
+      pixels.withUnsafeBufferPointer { buffer in
+        arb_detector_detect(
+          handle, buffer.baseAddress, Int32(clamping: width), Int32(clamping: height),
+          Int32(clamping: width * channels), Int32(channels), ids, corners, capacity, count, message, messageCapacity)
+      }
+    }.sorted(by: DetectedMarker.detectionOrder)
+  }
+
+  /// Runs one detection call of the shim with output buffers for (ids, corners, capacity, count,
+  /// message, message capacity), again with larger buffers when it found more markers than they hold.
+  func collect(
+    _ call: (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Float>, Int32, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<CChar>, Int)
+      -> arb_status
+  ) throws(ArucoError) -> [DetectedMarker] {
     var capacity = 64
     while true {
       var ids = [Int32](repeating: 0, count: capacity)
       var corners = [Float](repeating: 0, count: capacity * 8)
       var count: Int32 = 0
       var message = [CChar](repeating: 0, count: 512)
-      let status = pixels.withUnsafeBufferPointer { buffer in
-        arb_detector_detect(
-          handle, buffer.baseAddress, Int32(clamping: width), Int32(clamping: height),
-          Int32(clamping: width * channels), Int32(channels), &ids, &corners, Int32(capacity), &count,
-          &message, message.count)
-      }
+      let status = call(&ids, &corners, Int32(capacity), &count, &message, message.count)
       if status == ARB_BUFFER_TOO_SMALL {
         capacity = Int(count)
         continue
@@ -93,11 +103,20 @@ public final class MarkerDetector: @unchecked Sendable {
       var markers: [DetectedMarker] = []
       markers.reserveCapacity(Int(count))
       for i in 0..<Int(count) {
-        let c = (0..<4).map { SIMD2(Double(corners[i * 8 + 2 * $0]), Double(corners[i * 8 + 2 * $0 + 1])) }
+        let c = (0..<4).map { (k: Int) -> SIMD2<Double> in
+          SIMD2(Double(corners[i * 8 + 2 * k]), Double(corners[i * 8 + 2 * k + 1]))
+        }
         markers.append(DetectedMarker(id: Int(ids[i]), corners: c))
       }
-      return markers.sorted { ($0.id, $0.corners[0].x, $0.corners[0].y) < ($1.id, $1.corners[0].x, $1.corners[0].y) }
+      return markers
     }
+  }
+}
+
+extension DetectedMarker {
+  /// The order detections are returned in: by id, then by the first corner.
+  static func detectionOrder(_ a: DetectedMarker, _ b: DetectedMarker) -> Bool {
+    (a.id, a.corners[0].x, a.corners[0].y) < (b.id, b.corners[0].x, b.corners[0].y)
   }
 }
 

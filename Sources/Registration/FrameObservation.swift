@@ -37,7 +37,18 @@ public func observeFrame(
 ) throws -> FrameObservation {
   // One grey conversion for both the detector and the blur index (the same BT.601 weights as OpenCV's).
   let grey = frame.color.grey()
-  var found = try detector.detect(grey: grey, width: frame.color.width, height: frame.color.height)
+  let found = try detector.detect(grey: grey, width: frame.color.width, height: frame.color.height)
+  return observeFrame(
+    frame, grey: grey, detected: found, detector: detector, capMarkerCount: capMarkerCount, sideLength: sideLength, options: options)
+}
+
+/// The observation stage for one frame whose markers are already detected in `grey` (the
+/// frame's colour image as grey levels): off-cap ids dropped, the rest lifted, the blur measured.
+func observeFrame(
+  _ frame: ScanFrame, grey: [UInt8], detected: [DetectedMarker], detector: MarkerDetector, capMarkerCount: Int?,
+  sideLength: Double, options: ObservationOptions
+) -> FrameObservation {
+  var found = detected
   let before = found.count
   if let capMarkerCount { found.removeAll { $0.id >= capMarkerCount } }
   // Corners where the fitted border edges meet: whole edges for lifting and resection, the

@@ -12,6 +12,14 @@ public struct ObservationOptions: Sendable, Hashable {
   /// `cornerSubPix` alone leaves each corner pulled by its marker's bits, the same in every
   /// view, by 0.1–0.25 px.
   public var refineCornersAlongEdges = true
+  /// Frames in a run whose first frame is searched for markers in the whole image and the rest
+  /// only around the markers seen in the run's earlier frames (``observeScan(_:options:progress:)``
+  /// says when a frame is searched whole again). 1 (the default) searches every frame whole. A
+  /// marker coming into view is missed for up to this many − 1 frames; each run is observed on
+  /// one thread, runs in parallel. 8 cut the observation's processor time by a third on an
+  /// 1800-frame realistic scan but changed which markers were kept (docs/performance.md,
+  /// "Session 10"), so tracking is not the default.
+  public var wholeImageSearchInterval = 1
 
   /// The defaults.
   public static let `default` = ObservationOptions()

@@ -55,6 +55,7 @@ extension ScanObservations: StageCounting {
       .init("frames read", frames.count), .init("frames with depth", framesWithDepth),
       .init("cap ids detected", markersDetected.count), .init("markers lifted by depth", lifted.depth),
       .init("markers lifted by PnP", lifted.pnp), .init("off-cap detections dropped", offCapDetections),
+      .init("frames searched whole", wholeImageSearches),
     ]
   }
 }

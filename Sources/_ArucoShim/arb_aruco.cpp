@@ -9,6 +9,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -113,6 +114,73 @@ void write_pose(const std::vector<cv::Point3d> &object, const std::vector<cv::Po
   *rms_pixels = std::sqrt(sum / (double)image.size());
 }
 
+
+// Checks an image's shape; on failure copies why into `message` and returns false.
+bool valid_image(const uint8_t *pixels, int32_t width, int32_t height, int32_t row_bytes, int32_t channels,
+                 char *message, size_t message_capacity) {
+  if (pixels == nullptr) {
+    copy_message(message, message_capacity, "pixels are null");
+    return false;
+  }
+  if (width <= 0 || height <= 0) {
+    copy_message(message, message_capacity,
+                 "image has zero size (" + std::to_string(width) + "x" + std::to_string(height) + ")");
+    return false;
+  }
+  if (channels != 1 && channels != 3 && channels != 4) {
+    copy_message(message, message_capacity, "unsupported channel count " + std::to_string(channels));
+    return false;
+  }
+  if (row_bytes < width * channels) {
+    copy_message(message, message_capacity, "row_bytes smaller than width × channels");
+    return false;
+  }
+  return true;
+}
+
+// Checks a detection call's detector, image and output buffers and zeroes *count; on failure
+// copies why into `message` and returns false.
+bool valid_detection(const arb_detector *detector, const uint8_t *pixels, int32_t width, int32_t height,
+                     int32_t row_bytes, int32_t channels, const int32_t *ids, const float *corners,
+                     int32_t capacity, int32_t *count, char *message, size_t message_capacity) {
+  if (count != nullptr) *count = 0;
+  if (detector == nullptr || count == nullptr) {
+    copy_message(message, message_capacity, "detector or count is null");
+    return false;
+  }
+  if (!valid_image(pixels, width, height, row_bytes, channels, message, message_capacity)) return false;
+  if (capacity > 0 && (ids == nullptr || corners == nullptr)) {
+    copy_message(message, message_capacity, "ids or corners buffer is null");
+    return false;
+  }
+  return true;
+}
+
+// Runs OpenCV's detection on `grey` and copies ids and corners (shifted by dx, dy) out.
+arb_status detect_into(const arb_detector &detector, const cv::Mat &grey,
+                       const cv::Ptr<cv::aruco::DetectorParameters> &params, float dx, float dy,
+                       int32_t *ids, float *corners, int32_t capacity, int32_t *count) {
+  std::vector<int> found_ids;
+  std::vector<std::vector<cv::Point2f>> found_corners, rejected;
+  cv::aruco::detectMarkers(grey, detector.dictionary, found_corners, found_ids, params, rejected);
+  *count = (int32_t)found_ids.size();
+  if (*count > capacity) return ARB_BUFFER_TOO_SMALL;
+  for (size_t i = 0; i < found_ids.size(); ++i) {
+    ids[i] = found_ids[i];
+    for (int k = 0; k < 4; ++k) {
+      corners[i * 8 + k * 2] = found_corners[i][k].x + dx;
+      corners[i * 8 + k * 2 + 1] = found_corners[i][k].y + dy;
+    }
+  }
+  return ARB_OK;
+}
+
+// A perimeter rate that gives, on an image whose larger side is `part`, the pixel limit OpenCV
+// derives from `rate` on one whose larger side is `whole` (it truncates rate × side).
+double same_pixels_rate(double rate, double whole, double part) {
+  return (std::floor(rate * whole) + 0.5) / part;
+}
+
 }  // namespace
 
 extern "C" {
@@ -199,30 +267,9 @@ arb_status arb_detector_detect(const arb_detector *detector, const uint8_t *pixe
                                float *corners, int32_t capacity, int32_t *count, char *message,
                                size_t message_capacity) {
   return guarded(message, message_capacity, [&]() {
-    if (count != nullptr) *count = 0;
-    if (detector == nullptr || pixels == nullptr || count == nullptr) {
-      copy_message(message, message_capacity, "detector, pixels or count is null");
+    if (!valid_detection(detector, pixels, width, height, row_bytes, channels, ids, corners, capacity, count, message,
+                         message_capacity))
       return ARB_INVALID_ARGUMENT;
-    }
-    if (width <= 0 || height <= 0) {
-      copy_message(message, message_capacity,
-                   "image has zero size (" + std::to_string(width) + "x" +
-                       std::to_string(height) + ")");
-      return ARB_INVALID_ARGUMENT;
-    }
-    if (channels != 1 && channels != 3 && channels != 4) {
-      copy_message(message, message_capacity,
-                   "unsupported channel count " + std::to_string(channels));
-      return ARB_INVALID_ARGUMENT;
-    }
-    if (row_bytes < width * channels) {
-      copy_message(message, message_capacity, "row_bytes smaller than width × channels");
-      return ARB_INVALID_ARGUMENT;
-    }
-    if (capacity > 0 && (ids == nullptr || corners == nullptr)) {
-      copy_message(message, message_capacity, "ids or corners buffer is null");
-      return ARB_INVALID_ARGUMENT;
-    }
     int type = channels == 1 ? CV_8UC1 : (channels == 3 ? CV_8UC3 : CV_8UC4);
     cv::Mat image(height, width, type, const_cast<uint8_t *>(pixels), (size_t)row_bytes);
     cv::Mat grey;
@@ -231,20 +278,36 @@ arb_status arb_detector_detect(const arb_detector *detector, const uint8_t *pixe
     } else {
       cv::cvtColor(image, grey, channels == 3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
     }
-    std::vector<int> found_ids;
-    std::vector<std::vector<cv::Point2f>> found_corners, rejected;
-    cv::aruco::detectMarkers(grey, detector->dictionary, found_corners, found_ids,
-                             detector->params, rejected);
-    *count = (int32_t)found_ids.size();
-    if (*count > capacity) return ARB_BUFFER_TOO_SMALL;
-    for (size_t i = 0; i < found_ids.size(); ++i) {
-      ids[i] = found_ids[i];
-      for (int k = 0; k < 4; ++k) {
-        corners[i * 8 + k * 2] = found_corners[i][k].x;
-        corners[i * 8 + k * 2 + 1] = found_corners[i][k].y;
-      }
+    return detect_into(*detector, grey, detector->params, 0, 0, ids, corners, capacity, count);
+  });
+}
+
+arb_status arb_detector_detect_region(const arb_detector *detector, const uint8_t *pixels, int32_t width,
+                                      int32_t height, int32_t row_bytes, int32_t region_x, int32_t region_y,
+                                      int32_t region_width, int32_t region_height, int32_t *ids,
+                                      float *corners, int32_t capacity, int32_t *count, char *message,
+                                      size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (!valid_detection(detector, pixels, width, height, row_bytes, 1, ids, corners, capacity, count, message,
+                         message_capacity))
+      return ARB_INVALID_ARGUMENT;
+    if (region_x < 0 || region_y < 0 || region_width <= 0 || region_height <= 0 ||
+        region_width > width - region_x || region_height > height - region_y) {
+      copy_message(message, message_capacity,
+                   "region " + std::to_string(region_width) + "x" + std::to_string(region_height) + " at (" +
+                       std::to_string(region_x) + ", " + std::to_string(region_y) + ") is not inside the " +
+                       std::to_string(width) + "x" + std::to_string(height) + " image");
+      return ARB_INVALID_ARGUMENT;
     }
-    return ARB_OK;
+    cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(pixels), (size_t)row_bytes);
+    cv::Mat grey = image(cv::Rect(region_x, region_y, region_width, region_height));
+    // A copy of the shared parameters (the detector stays immutable), its perimeter limits in
+    // the whole image's pixels.
+    auto params = cv::makePtr<cv::aruco::DetectorParameters>(*detector->params);
+    double whole = std::max(width, height), part = std::max(region_width, region_height);
+    params->minMarkerPerimeterRate = same_pixels_rate(params->minMarkerPerimeterRate, whole, part);
+    params->maxMarkerPerimeterRate = same_pixels_rate(params->maxMarkerPerimeterRate, whole, part);
+    return detect_into(*detector, grey, params, (float)region_x, (float)region_y, ids, corners, capacity, count);
   });
 }
 

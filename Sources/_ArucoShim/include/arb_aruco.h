@@ -89,6 +89,20 @@ arb_status arb_detector_detect(const arb_detector *detector, const uint8_t *pixe
                                float *corners, int32_t capacity, int32_t *count, char *message,
                                size_t message_capacity);
 
+/*
+ * Detects markers inside one rectangle of an 8-bit grey image (region_x, region_y: its top-left
+ * pixel; region_width × region_height pixels, all inside the image). The perimeter limits keep
+ * the pixel sizes the whole image gives them (rates × the image's larger side), so a marker lying
+ * inside the rectangle, clear of its edges by half the largest threshold window plus the corner
+ * refinement window, is found with the corners a search of the whole image gives it. Corners are
+ * written in the whole image's pixels; capacity, count and statuses as arb_detector_detect.
+ */
+arb_status arb_detector_detect_region(const arb_detector *detector, const uint8_t *pixels, int32_t width,
+                                      int32_t height, int32_t row_bytes, int32_t region_x, int32_t region_y,
+                                      int32_t region_width, int32_t region_height, int32_t *ids,
+                                      float *corners, int32_t capacity, int32_t *count, char *message,
+                                      size_t message_capacity);
+
 /* Draws marker `id` as a side_pixels × side_pixels grey bitmap (0 black, 255 white). */
 arb_status arb_draw_marker(const char *dictionary_name, int32_t id, int32_t side_pixels,
                            int32_t border_bits, uint8_t *out, size_t out_capacity, char *message,
