@@ -168,11 +168,9 @@ struct SimulatedHeadMeshTests {
     let conditions = Conditions(preset: .default, frames: 30, cranialIndex: 84, cvai: 6)
     let s = try #require(try Self.score(conditions, againstExact: ProcessInfo.processInfo.environment["HEADSCAN_MESH_TABLE"] != nil).first)
     print(s.line(conditions))
-    // This scan's mesh reads +0.23 CVAI point and −0.34 mm of circumference from its cloud
-    // (2026-11-23), but −0.04 mm and +0.15 point from the exact head: the cloud is the one off,
-    // its own points moved onto the exact surface read +0.35 mm and −0.14 point (its sampling,
-    // docs/method.md). No support width met both targets on every scan (docs/method.md).
-    Self.expectTargets(s, measuresKnownIssue: "the cloud's sampling moves this 30-frame scan's cloud 0.35 mm and 0.14 CVAI point from the exact head; the mesh reads 0.23 point and 0.34 mm from the cloud")
+    // Since the cleaning stage removes its planes' curvature offset (session 10) this scan's mesh
+    // reads −0.03 CVAI point and −0.25 mm of circumference from its cloud (was +0.23 and −0.34).
+    Self.expectTargets(s)
   }
 
   /// The table's seeds: HEADSCAN_MESH_TABLE_SEEDS (comma-separated), 8 by default.
