@@ -171,38 +171,70 @@ struct LandmarkDetector {
   /// The nose's mirror axis on a map whose column 0 is near the midline, fractional column:
   /// on each row from 4 mm below the nose tip to 16 mm above it, the offset δ (within ±5
   /// columns) that makes r(δ + d) − r(δ − d), d = 1…15 (radii interpolated between bin
-  /// centres), closest to a straight line in d by least squares (the line takes up the
-  /// face's own slope across the midline); the rows' offsets weighted by how far the nose
-  /// stands proud there. `nil` without three such rows.
+  /// centres; pairs with an unscanned side left out, at least two thirds of them present),
+  /// closest to a straight line in d by least squares (the line takes up the face's own slope
+  /// across the midline). The rows' offsets are averaged with weights 1/var(δ), the least
+  /// squares' own variance (the residual variance over the cost's curvature at δ): the nose's
+  /// rows pin the axis, the flat rows above it, where any offset fits about as well, hardly
+  /// count, and a row with holes still counts by what it has; rows inconsistent with the rest
+  /// (beyond three times their own and the rows' robust scatter) are left out. `nil` without
+  /// three such rows.
   func midlineColumn(noseRow: Int) -> Double? {
-    let reach = Self.mirrorReach
-    var total = 0.0, weights = 0.0, rowsUsed = 0
+    let reach = Self.mirrorReach, least = (2 * reach + 2) / 3
+    var rows: [(delta: Double, variance: Double)] = []
     for row in (noseRow - 4)...(noseRow + 16) {
       let span = -(reach + 6)...(reach + 6)
-      let radii = span.map { map.radius(row: row, column: $0) }
-      guard radii.allSatisfy({ $0 != nil }) else { continue }
-      let values = radii.map { $0 ?? 0 }
-      func radius(_ column: Double) -> Double {
-        let x = column + Double(reach + 6), i = max(0, min(values.count - 2, Int(x.rounded(.down))))
+      let values = span.map { map.radius(row: row, column: $0) }
+      func radius(_ column: Double) -> Double? {
+        let x = column + Double(reach + 6), i = Int(x.rounded(.down))
+        guard i >= 0, i + 1 < values.count, let a = values[i], let b = values[i + 1] else { return nil }
         let f = x - Double(i)
-        return (1 - f) * values[i] + f * values[i + 1]
+        return (1 - f) * a + f * b
       }
-      let prominence = radius(0) - (radius(-Double(reach)) + radius(Double(reach))) / 2
+      guard let centre = radius(0), let left = radius(-Double(reach)), let right = radius(Double(reach)) else { continue }
+      let prominence = centre - (left + right) / 2
       guard prominence > 2 * noiseFloor else { continue }
-      func cost(_ delta: Double) -> Double {
-        let differences = (1...reach).map { d in (Double(d), radius(delta + Double(d)) - radius(delta - Double(d))) }
+      // Mean squared residual of the pairs present, and their count; nil with too few.
+      func cost(_ delta: Double) -> (mean: Double, pairs: Int)? {
+        let differences = (1...reach).compactMap { d -> (Double, Double)? in
+          guard let a = radius(delta + Double(d)), let b = radius(delta - Double(d)) else { return nil }
+          return (Double(d), a - b)
+        }
+        guard differences.count >= least else { return nil }
         let slope = differences.reduce(0) { $0 + $1.0 * $1.1 } / differences.reduce(0) { $0 + $1.0 * $1.0 }
-        return differences.reduce(0) { $0 + pow($1.1 - slope * $1.0, 2) }
+        return (differences.reduce(0) { $0 + pow($1.1 - slope * $1.0, 2) } / Double(differences.count), differences.count)
       }
-      let steps = (-100...100).map { Double($0) * 0.05 }
+      let step = 0.05
+      let steps = (-100...100).map { Double($0) * step }
       let costs = steps.map(cost)
-      guard let best = costs.indices.min(by: { costs[$0] < costs[$1] }), best > 0, best < costs.count - 1 else { continue }
-      let delta = steps[best] + 0.05 * vertexOffset(costs[best - 1], costs[best], costs[best + 1])
-      total += prominence * delta
-      weights += prominence
-      rowsUsed += 1
+      let scored = costs.indices.compactMap { i in costs[i].map { (index: i, mean: $0.mean) } }
+      guard let best = scored.min(by: { $0.mean < $1.mean })?.index, best > 0, best < costs.count - 1,
+        let below = costs[best - 1], let here = costs[best], let above = costs[best + 1]
+      else { continue }
+      let delta = steps[best] + step * vertexOffset(below.mean, here.mean, above.mean)
+      // Least squares: var(δ) ≈ 2 s² / S''(δ) for the sum S = pairs × mean, s² = S / (pairs − 2).
+      let curvature = Double(here.pairs) * (below.mean - 2 * here.mean + above.mean) / (step * step)
+      let residualVariance = here.mean * Double(here.pairs) / Double(max(1, here.pairs - 2))
+      guard curvature > 0 else { continue }
+      rows.append((delta, max(2 * residualVariance / curvature, 1e-6)))
     }
-    return rowsUsed >= 3 ? total / weights : nil
+    // Rows that disagree with the others beyond their own uncertainty and the rows' robust
+    // scatter (the face's own asymmetry above the nose, a brow) are left out: twice, from the
+    // weighted mean of all rows.
+    func weightedMean(_ rows: [(delta: Double, variance: Double)]) -> Double {
+      rows.reduce(0) { $0 + $1.delta / $1.variance } / rows.reduce(0) { $0 + 1 / $1.variance }
+    }
+    guard rows.count >= 3 else { return nil }
+    var kept = rows
+    for _ in 0..<2 {
+      let centre = weightedMean(kept)
+      let deviations = rows.map { abs($0.delta - centre) }.sorted()
+      let scatter = 1.4826 * deviations[deviations.count / 2]
+      let consistent = rows.filter { abs($0.delta - centre) <= 3 * ($0.variance + scatter * scatter).squareRoot() }
+      guard consistent.count >= 3 else { break }
+      kept = consistent
+    }
+    return weightedMean(kept)
   }
 
   /// Heights of the head-frame map, metres above the ears' plane: the chin to the forehead.
