@@ -56,6 +56,30 @@ std::pair<Eigen::Vector3d, Eigen::Vector3d> local_plane(const pcl::PointCloud<pc
   return {mean, solver.eigenvectors().col(0)};
 }
 
+// The indexed points in the axes of the plane (`mean`, `normal`): (u, v, height) each, with the
+// plane's in-plane axes e1, e2 and the patch's extent max(|u| + |v|), by which the quadratic
+// fits scale u and v so their systems are well conditioned. Reuses the thread's buffer: this
+// runs for every point of a cloud.
+struct PlaneCoordinates {
+  Eigen::Vector3d e1, e2;
+  const std::vector<Eigen::Vector3d> &local;
+  double scale;
+};
+
+PlaneCoordinates plane_coordinates(const pcl::PointCloud<pcl::PointXYZ> &cloud, const pcl::Indices &found,
+                                   const Eigen::Vector3d &mean, const Eigen::Vector3d &normal) {
+  thread_local std::vector<Eigen::Vector3d> local;
+  Eigen::Vector3d e1 = normal.unitOrthogonal(), e2 = normal.cross(e1);
+  local.resize(found.size());
+  double scale = 0;
+  for (size_t k = 0; k < found.size(); ++k) {
+    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
+    local[k] = {d.dot(e1), d.dot(e2), d.dot(normal)};
+    scale = std::max(scale, std::abs(local[k][0]) + std::abs(local[k][1]));
+  }
+  return {e1, e2, local, scale};
+}
+
 // The point of the local surface over `p`: the neighbours' heights above their PCA plane
 // (`mean`, `normal`) fitted by a quadratic h(u, v) = a + b u + c v + d u² + e uv + f v² (least
 // squares), evaluated at p's (u, v). A plane's projection lies inside a convex surface by about
@@ -65,22 +89,21 @@ std::optional<Eigen::Vector3d> local_quadric_projection(const pcl::PointCloud<pc
                                                         const pcl::Indices &found, const Eigen::Vector3d &mean,
                                                         const Eigen::Vector3d &normal, const Eigen::Vector3d &p) {
   if (found.size() < 10) return std::nullopt;
-  Eigen::Vector3d e1 = normal.unitOrthogonal(), e2 = normal.cross(e1);
-  // Each neighbour in the plane's axes (u, v, height), then u and v over the patch's extent.
-  Eigen::MatrixX3d local((Eigen::Index)found.size(), 3);
-  for (size_t k = 0; k < found.size(); ++k) {
-    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
-    local.row((Eigen::Index)k) << d.dot(e1), d.dot(e2), d.dot(normal);
-  }
-  double scale = (local.col(0).cwiseAbs() + local.col(1).cwiseAbs()).maxCoeff();
+  const auto [e1, e2, local, scale] = plane_coordinates(cloud, found, mean, normal);
   if (!(scale > 0)) return std::nullopt;
-  Eigen::VectorXd u = local.col(0) / scale, v = local.col(1) / scale;
-  Eigen::MatrixXd a((Eigen::Index)found.size(), 6);
-  a << Eigen::VectorXd::Ones(u.size()), u, v, u.cwiseProduct(u), u.cwiseProduct(v), v.cwiseProduct(v);
+  // Few points (settling's corners): the SVD's conditioning guards a degenerate patch.
+  const auto n = (Eigen::Index)local.size();
+  Eigen::MatrixXd a(n, 6);
+  Eigen::VectorXd h(n);
+  for (Eigen::Index k = 0; k < n; ++k) {
+    double u = local[(size_t)k][0] / scale, v = local[(size_t)k][1] / scale;
+    a.row(k) << 1, u, v, u * u, u * v, v * v;
+    h[k] = local[(size_t)k][2];
+  }
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(a, Eigen::ComputeThinU | Eigen::ComputeThinV);
   auto singular = svd.singularValues();
   if (!(singular[5] > 1e-6 * singular[0])) return std::nullopt;
-  Eigen::VectorXd c = svd.solve(local.col(2));
+  Eigen::VectorXd c = svd.solve(h);
   Eigen::Vector3d d = p - mean;
   double pu = d.dot(e1) / scale, pv = d.dot(e2) / scale;
   if (std::abs(pu) > 1.5 || std::abs(pv) > 1.5) return std::nullopt;
@@ -100,19 +123,10 @@ std::optional<double> plane_curvature_offset(const pcl::PointCloud<pcl::PointXYZ
                                              size_t plane_count, const Eigen::Vector3d &mean,
                                              const Eigen::Vector3d &normal, const Eigen::Vector3d &p) {
   if (found.size() < 10 || plane_count < 3 || plane_count > found.size()) return std::nullopt;
-  Eigen::Vector3d e1 = normal.unitOrthogonal(), e2 = normal.cross(e1);
-  // Each point in the plane's axes (u, v, height); the patch's extent scales u and v so the
-  // normal equations are well conditioned. Accumulated directly: this runs for every point.
-  thread_local std::vector<Eigen::Vector3d> local;
-  local.resize(found.size());
-  double scale = 0;
-  for (size_t k = 0; k < found.size(); ++k) {
-    Eigen::Vector3d d = cloud[found[k]].getVector3fMap().cast<double>() - mean;
-    local[k] = {d.dot(e1), d.dot(e2), d.dot(normal)};
-    scale = std::max(scale, std::abs(local[k][0]) + std::abs(local[k][1]));
-  }
+  const auto [e1, e2, local, scale] = plane_coordinates(cloud, found, mean, normal);
   if (!(scale > 0)) return std::nullopt;
-  // The quadratic h = c0 + c1 u + c2 v + c3 u² + c4 uv + c5 v² over the wide patch.
+  // The quadratic h = c0 + c1 u + c2 v + c3 u² + c4 uv + c5 v² over the wide patch, by normal
+  // equations accumulated without allocation (every point of the cloud comes through here).
   Eigen::Matrix<double, 6, 6> normal_matrix = Eigen::Matrix<double, 6, 6>::Zero();
   Eigen::Matrix<double, 6, 1> rhs = Eigen::Matrix<double, 6, 1>::Zero();
   for (const auto &l : local) {
