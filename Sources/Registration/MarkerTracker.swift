@@ -26,16 +26,11 @@ struct MarkerTracker {
 
   /// Records the markers found in the frame at position `frame` of the run (positions increase).
   mutating func record(_ markers: [DetectedMarker], frame: Int) {
-    var moved: Double?
+    if previousFrame == frame - 1, let moved = movement(of: markers) { motion = moved }
     for marker in markers {
-      if let seen = lastSeen[marker.id], seen.frame == frame - 1 {
-        let step = zip(seen.corners, marker.corners).map { length($0 - $1) }.max() ?? 0
-        moved = max(moved ?? 0, step)
-      }
       lastSeen[marker.id] = (marker.corners, frame)
       for k in 0..<4 { largestSide = max(largestSide, length(marker.corners[k] - marker.corners[(k + 1) % 4])) }
     }
-    if let moved { motion = moved }
     previousIDs = Set(markers.map(\.id))
     previousFrame = frame
   }
