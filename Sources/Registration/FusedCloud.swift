@@ -24,7 +24,8 @@ public struct FusedCloud: Sendable {
 /// above the sphere through every optimised marker — per voxel, in frame order.
 ///
 /// Frames held by fewer than ``FusionOptions/minimumMarkersToFuse`` depth-lifted markers are left
-/// out, unless fewer than a quarter of the registered frames qualify. With
+/// out, unless fewer than a quarter of the registered frames qualify; of the rest at most
+/// ``FusionOptions/maximumFrames`` are fused, spread evenly over the recording. With
 /// ``FusionOptions/icpRefinement`` each frame is first aligned by ICP to the model fused so far
 /// and moved where that lowers its distance to the model.
 /// - Parameter progress: called on the calling thread with (frames done, frames) after each batch.
@@ -37,7 +38,7 @@ public func fuseFrames(
   let projection = try FrameFusion.Projection(aroundMarkerCentres: registration.mappedCentres, options: options, path: scan.path)
   let registered = registration.frames.compactMap { d in d.worldFromCamera.map { (index: d.index, pose: $0, depth: d.liftedByDepth) } }
   let wellHeld = registered.filter { $0.depth >= options.minimumMarkersToFuse }
-  let fused = 4 * wellHeld.count >= registered.count ? wellHeld : registered
+  let fused = evenlySpread(4 * wellHeld.count >= registered.count ? wellHeld : registered, atMost: options.maximumFrames)
   if options.method == .signedDistance {
     return try fuseSignedDistance(
       scan, frames: fused.map { ($0.index, $0.pose) }, projection: projection, truncation: options.truncation(for: registration.noise),
@@ -65,6 +66,13 @@ public func fuseFrames(
     progress: { progress?($0, $1) })
   return FusedCloud(
     path: scan.path, points: fusion.means(), headCentre: fusion.headCentre, framesFused: fused.count, refinedPoses: refined)
+}
+
+/// At most `count` of `items` (all of them without a count), spread evenly: the first, then
+/// every (n / count)-th in order.
+func evenlySpread<Item>(_ items: [Item], atMost count: Int?) -> [Item] {
+  guard let count, count >= 1, items.count > count else { return items }
+  return (0..<count).map { items[$0 * items.count / count] }
 }
 
 /// The cleaning stage: PCL's statistical outlier removal, then each point projected onto the

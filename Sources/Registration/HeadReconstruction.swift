@@ -32,6 +32,10 @@ public struct HeadReconstruction: Sendable {
   /// scan's stated one (``ReconstructionOptions/focalLength``); `nil` for the stated one.
   public var focalLengthUsed: Double? = nil
 
+  /// Registered frames whose depth was fused (``FusionOptions/maximumFrames`` caps them); 0
+  /// without fusion.
+  public var framesFused = 0
+
   /// Frames given a pose.
   public var framesRegistered: Int { frames.filter { $0.worldFromCamera != nil }.count }
 }

@@ -57,6 +57,7 @@ public func reconstructHead(
   }
   progress?(.optimising, 1, 1)
   var cloud = PointSet()
+  var framesFused = 0
   if options.fuse {
     let fused = try log.run("fuse") {
       try fuseFrames(scan, registration: registration, options: options.fusion) { progress?(.fusing, $0, $1) }
@@ -65,6 +66,7 @@ public func reconstructHead(
       registration.frames[index].worldFromCamera = pose
       registration.frames[index].refinedByICP = true
     }
+    framesFused = fused.framesFused
     cloud = try log.run("clean") { try cleanCloud(fused, options: options.cleaning) }
   }
   if options.settleMarkersOnSurface && cloud.count > options.settling.neighbours {
@@ -72,10 +74,12 @@ public func reconstructHead(
       defineWorld(try settleMarkers(registration, on: cloud, options: options.settling), cloud: cloud)
     }
   }
-  return HeadReconstruction(
+  var result = HeadReconstruction(
     frames: registration.frames, markers: registration.markers, markerFits: registration.markerFits, noise: registration.noise,
     worldMarkerID: registration.worldMarkerID,
     cornerRMS: registration.cornerRMS, markersDetected: observed.markersDetected, offCapDetections: observed.offCapDetections,
     cloud: cloud, timings: log.timings, stages: log.reports, intrinsicsCheck: check,
     focalLengthUsed: scan is RefocusedScan ? scan.header.colorIntrinsics.fx : nil)
+  result.framesFused = framesFused
+  return result
 }

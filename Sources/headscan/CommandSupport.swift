@@ -244,4 +244,19 @@ struct LiftingOptions: ParsableArguments {
 struct FusionChoice: ParsableArguments {
   @Option(help: "Fusion: signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal; the default) or voxel-mean (points averaged per voxel; needed for --icp).")
   var fusion: FusionMethod = FusionOptions.default.method
+  @Option(
+    name: .customLong("fuse-frames"),
+    help: "Registered frames to fuse at most, spread evenly over the recording, or all (default 600, a 20 s recording: more frames of the same views no longer make the surface more accurate, docs/performance.md).")
+  var fuseFrames = "600"
+
+  /// The most frames to fuse (`nil`: all), or a usage error naming the option.
+  func maximumFrames() throws -> Int? {
+    if fuseFrames == "all" { return nil }
+    guard let count = Int(fuseFrames), count >= 1 else {
+      throw ValidationError("--fuse-frames must be a positive number of frames or all, not '\(fuseFrames)'")
+    }
+    return count
+  }
+
+  func validate() throws { _ = try maximumFrames() }
 }

@@ -68,6 +68,7 @@ struct EvaluateCommand: ParsableCommand {
       var options = ReconstructionOptions.default
       options.fuse = !noFusion
       options.fusion.method = fusionChoice.fusion
+      options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
       let openOptions = try input.openOptions()
       var entries: [Entry] = []

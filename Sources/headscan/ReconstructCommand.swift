@@ -111,6 +111,8 @@ struct ReconstructCommand: ParsableCommand {
     }
     var frames: Int
     var framesRegistered: Int
+    /// Registered frames whose depth was fused (at most `--fuse-frames`, spread evenly).
+    var framesFused: Int
     var markers: Int
     var markersRegistered: Int
     var worldMarker: Int
@@ -159,12 +161,13 @@ struct ReconstructCommand: ParsableCommand {
       options.fusion.voxelSize = voxel / 1000
       options.fusion.icpRefinement = icp
       options.fusion.method = fusionChoice.fusion
+      options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
       let summary = Summary(
-        frames: result.frames.count, framesRegistered: result.framesRegistered, markers: result.markersDetected.count,
+        frames: result.frames.count, framesRegistered: result.framesRegistered, framesFused: result.framesFused, markers: result.markersDetected.count,
         markersRegistered: result.markers.count, worldMarker: result.worldMarkerID, cornerRMS: result.cornerRMS * 1000,
         points: result.cloud.count, offCapDetections: result.offCapDetections,
         framesRefinedByICP: result.frames.filter(\.refinedByICP).count,
@@ -198,7 +201,8 @@ struct ReconstructCommand: ParsableCommand {
 
   func render(_ s: Summary, result: HeadReconstruction) -> String {
     var lines = [
-      "frames      \(s.framesRegistered) of \(s.frames) registered",
+      "frames      \(s.framesRegistered) of \(s.frames) registered"
+        + (s.framesFused < s.framesRegistered ? ", \(s.framesFused) fused" : ""),
       "markers     \(s.markersRegistered) of \(s.markers) detected ids registered; world = marker \(s.worldMarker)",
       String(format: "residual    corner RMS %.2f mm", s.cornerRMS),
       "cloud       \(s.points) points → \(output)",

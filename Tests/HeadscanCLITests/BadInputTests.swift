@@ -185,5 +185,10 @@ struct BadInputTests {
     let size = try Headscan.run(["simulate", "/tmp/x.rgbdscan", "--size", "100x100"])
     #expect(size.status == 64)
     #expect(size.stderr.contains("4:3"))
+    for budget in ["0", "many"] {
+      let fuse = try Headscan.run(["reconstruct", TestFiles.fixture("scans/tiny.rgbdscan").path, "-o", "/tmp/never.ply", "--fuse-frames", budget])
+      #expect(fuse.status == 64)
+      #expect(fuse.stderr.contains("--fuse-frames must be a positive number of frames or all"), "\(fuse.stderr)")
+    }
   }
 }
