@@ -71,7 +71,7 @@ public func bootstrapIntervals(
   let reach = 10 + options.halfBand + (moving ? 10 : 0)
   let nearMetres = points.filter { abs($0.z * 1000 - h0) <= reach }
   let near = nearMetres.map { $0 * 1000 }
-  // The contour's roughness at the estimate's level (before any replicate moves the points).
+  // The contour's roughness at the estimate's level.
   let roughness = uncertainty.contourRoughness ? BinnedRadii(near.filter { abs($0.z - measurement.level.height) <= options.halfBand }, options: options).roughness() : nil
   var random = SeededGenerator(seed: seed)
   var samples: [[Double]] = []
@@ -89,12 +89,21 @@ public func bootstrapIntervals(
     var band = source.filter { abs($0.z - level.height) <= options.halfBand }
     guard !band.isEmpty else { continue }
     if uncertainty.surfaceSD > 0 { band = movedRadially(band, by: uncertainty.drawnSurfaceOffset(&random)) }
-    if let roughness { band = movedRadially(band, by: MeasurementUncertainty.drawnRoughness(roughness, &random)) }
     let drawn = (0..<band.count).map { _ in band[random.below(band.count)] }
     guard let e = estimateLayer(points: drawn, height: level.height, options: options),
-      e.measuredFraction >= options.minimumMeasuredFraction, e.largestGap <= options.maximumGap,
-      let m = HeadShapeMeasures(contour: e.contour)
+      e.measuredFraction >= options.minimumMeasuredFraction, e.largestGap <= options.maximumGap
     else { continue }
+    var contour = e.contour
+    if let roughness {
+      // Added to the replicate's contour, after its own smoothing: the roughness was measured
+      // on a smoothed contour, and smoothing it again would shrink it.
+      let offset = MeasurementUncertainty.drawnRoughness(roughness, &random), centre = contour.centroid
+      contour.points = contour.points.map { p in
+        let d = p - centre, r = (d * d).sum().squareRoot()
+        return r > 0 ? centre + d * (1 + offset(atan2(d.y, d.x)) / r) : p
+      }
+    }
+    guard let m = HeadShapeMeasures(contour: contour) else { continue }
     samples.append([m.cvai(denominator: denominator), m.cva, m.diagonalA, m.diagonalB, m.length, m.width, m.ci, m.circumference, level.height])
   }
   guard samples.count * 2 >= replicates, !samples.isEmpty else { return nil }

@@ -24,8 +24,9 @@ import PointCloud
 ///   0.015–0.03 mm a bin where the contour's error against the same scan without depth noise was
 ///   0.06–0.09 mm, docs/method.md). The bootstrap measures the contour's roughness at the level
 ///   (each bin's radius less the smooth Fourier fill through them, ``SlicingOptions/harmonics``)
-///   and each replicate adds that roughness, turned by a random angle and sign, to the band's
-///   points: its size and its correlation along the contour are the scan's own.
+///   and each replicate adds that roughness, turned by a random angle and sign, to its contour
+///   (radially about the contour's centroid): its size and its correlation along the contour are
+///   the scan's own.
 public struct MeasurementUncertainty: Sendable, Hashable {
   /// One landmark as the head frame was built from it, head frame, metres.
   public struct Landmark: Sendable, Hashable {
