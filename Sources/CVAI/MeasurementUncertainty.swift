@@ -20,9 +20,9 @@ import PointCloud
 ///   points.
 /// - ``contourRoughness``: the contour's error on the scale of a few degrees. Fusion and the
 ///   cleaning's local planes share a point's depth noise with its neighbours, so redrawing the
-///   band's points as if independent sees only a fraction of it (on realistic scans at σ₂₀ = 1 mm,
-///   0.015–0.03 mm a bin where the contour's error against the same scan without depth noise was
-///   0.06–0.09 mm, docs/method.md). The bootstrap measures the contour's roughness at the level
+///   band's points as if independent sees only a fraction of it (on realistic scans at σ₂₀ =
+///   0.8–1 mm, 0.015–0.032 mm a bin where the contour's error against the same scan without depth
+///   noise was 0.046–0.089 mm, docs/method.md). The bootstrap measures the contour's roughness at the level
 ///   (each bin's radius less the smooth Fourier fill through them, ``SlicingOptions/harmonics``)
 ///   and each replicate adds that roughness, turned by a random angle and sign, to its contour
 ///   (radially about the contour's centroid): its size and its correlation along the contour are
