@@ -72,40 +72,15 @@ public func estimateLayer(points: [SIMD3<Double>], height: Double, options: Slic
   let band = points.filter { abs($0.z - height) <= options.halfBand }
   guard band.count >= 4 * options.harmonics + 4 else { return nil }
   if options.contour == .fourierFit { return fittedLayer(band.map { SIMD2($0.x, $0.y) }, height: height, options: options) }
-  let centre = band.reduce(SIMD2<Double>.zero) { $0 + SIMD2($1.x, $1.y) } / Double(band.count)
-  var radii = [[Double]](repeating: [], count: options.bins)
-  for p in band {
-    let (angle, radius) = polar(SIMD2(p.x, p.y), about: centre)
-    radii[angularBin(angle, of: options.bins)].append(radius)
-  }
-  var medians = [Double?](repeating: nil, count: options.bins)
-  var samples: [(theta: Double, r: Double)] = []
-  for (k, values) in radii.enumerated() where !values.isEmpty {
-    let sorted = values.sorted()
-    let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    medians[k] = median
-    samples.append(((Double(k) + 0.5) / Double(options.bins) * 2 * .pi, median))
-  }
-  let largest = largestGap(occupied: medians.map { $0 != nil })
-  // Harmonics shorter than twice a gap are unconstrained inside it and overshoot there (16
-  // harmonics bridged a 45° gap 20 mm outside the head and made it the longest layer): the fill
-  // uses only those whose period is at least twice the widest gap.
-  let gapDegrees = Double(largest) * 360 / Double(options.bins)
-  let bridging = gapDegrees > 0 ? max(1, Int(180 / gapDegrees)) : options.harmonics
-  let harmonics = min(options.harmonics, bridging, max(1, samples.count / 4 - 1))
-  guard let coefficients = fitFourier(samples, harmonics: harmonics) else { return nil }
-  // Measured bins: local linear fit of the medians (keeps sharp features); empty bins: the smooth fit.
+  let binned = BinnedRadii(band, options: options)
+  guard let coefficients = fitFourier(binned.samples, harmonics: binned.fillHarmonics) else { return nil }
+  // Measured bins: a local line through the medians (keeps sharp features); empty bins: the smooth fit.
   let outline = (0..<options.bins).map { k -> SIMD2<Double> in
-    let theta = (Double(k) + 0.5) / Double(options.bins) * 2 * .pi
-    var radius = evaluateFourier(coefficients, theta)
-    if medians[k] != nil {
-      let window = (-options.smoothingBins...options.smoothingBins).compactMap { j in
-        medians[(k + j + options.bins) % options.bins].map { (offset: Double(j), radius: $0) }
-      }
-      radius = localLinearValue(window)
-    }
-    return centre + radius * SIMD2(cos(theta), sin(theta))
+    let theta = binned.angle(k)
+    let radius = binned.smoothed[k] ?? evaluateFourier(coefficients, theta)
+    return binned.centre + radius * SIMD2(cos(theta), sin(theta))
   }
+  let samples = binned.samples, largest = binned.largestGap
   return LayerEstimate(
     contour: LayerContour(points: outline, height: height),
     measuredFraction: Double(samples.count) / Double(options.bins),

@@ -23,8 +23,8 @@ public struct Interval95: Sendable, Hashable, Codable {
 ///   redrawn (with replacement) from the fit's own residuals, giving a new h*;
 /// - the contour at that level: the points of its band are redrawn with replacement;
 /// - with a ``MeasurementUncertainty``: the head frame (landmarks drawn about where they were
-///   placed), the reconstruction's scale, and a smooth offset of the surface shared by its
-///   points (see there).
+///   placed), the reconstruction's scale, a smooth offset of the surface shared by its
+///   points, and the contour's roughness measured at the level (see there).
 ///
 /// The interval is the replicates' spread around their median, moved onto the estimate θ̂:
 /// `[θ̂ − (q₅₀ − q₂.₅), θ̂ + (q₉₇.₅ − q₅₀)]`. Redrawing with replacement thins a contour's
@@ -71,6 +71,8 @@ public func bootstrapIntervals(
   let reach = 10 + options.halfBand + (moving ? 10 : 0)
   let nearMetres = points.filter { abs($0.z * 1000 - h0) <= reach }
   let near = nearMetres.map { $0 * 1000 }
+  // The contour's roughness at the estimate's level.
+  let roughness = uncertainty.contourRoughness ? BinnedRadii(near.filter { abs($0.z - measurement.level.height) <= options.halfBand }, options: options).roughness() : nil
   var random = SeededGenerator(seed: seed)
   var samples: [[Double]] = []
   for _ in 0..<replicates {
@@ -86,20 +88,22 @@ public func bootstrapIntervals(
     }
     var band = source.filter { abs($0.z - level.height) <= options.halfBand }
     guard !band.isEmpty else { continue }
-    if uncertainty.surfaceSD > 0 {
-      let offset = uncertainty.drawnSurfaceOffset(&random)
-      band = band.map { p in
-        let r = (p.x * p.x + p.y * p.y).squareRoot()
-        guard r > 0 else { return p }
-        let dr = offset(atan2(p.y, p.x))
-        return SIMD3(p.x * (1 + dr / r), p.y * (1 + dr / r), p.z)
-      }
-    }
+    if uncertainty.surfaceSD > 0 { band = movedRadially(band, by: uncertainty.drawnSurfaceOffset(&random)) }
     let drawn = (0..<band.count).map { _ in band[random.below(band.count)] }
     guard let e = estimateLayer(points: drawn, height: level.height, options: options),
-      e.measuredFraction >= options.minimumMeasuredFraction, e.largestGap <= options.maximumGap,
-      let m = HeadShapeMeasures(contour: e.contour)
+      e.measuredFraction >= options.minimumMeasuredFraction, e.largestGap <= options.maximumGap
     else { continue }
+    var contour = e.contour
+    if let roughness {
+      // Added to the replicate's contour, after its own smoothing: the roughness was measured
+      // on a smoothed contour, and smoothing it again would shrink it.
+      let offset = MeasurementUncertainty.drawnRoughness(roughness, &random), centre = contour.centroid
+      contour.points = contour.points.map { p in
+        let d = p - centre, r = (d * d).sum().squareRoot()
+        return r > 0 ? centre + d * (1 + offset(atan2(d.y, d.x)) / r) : p
+      }
+    }
+    guard let m = HeadShapeMeasures(contour: contour) else { continue }
     samples.append([m.cvai(denominator: denominator), m.cva, m.diagonalA, m.diagonalB, m.length, m.width, m.ci, m.circumference, level.height])
   }
   guard samples.count * 2 >= replicates, !samples.isEmpty else { return nil }
@@ -119,10 +123,21 @@ public func bootstrapIntervals(
   if uncertainty.landmarks != nil { includes.append("head frame") }
   if uncertainty.scaleSD > 0 { includes.append("scale") }
   if uncertainty.surfaceSD > 0 { includes.append("surface") }
+  if roughness != nil { includes.append("contour roughness") }
   return MeasureIntervals(
     cvai: interval(0), cva: interval(1), diagonalA: interval(2), diagonalB: interval(3), length: interval(4),
     width: interval(5), ci: interval(6), circumference: interval(7), measurementLevel: interval(8), replicates: samples.count,
     includes: includes)
+}
+
+/// Points (mm) moved along their radius from the z axis by `offset(polar angle)`, mm.
+func movedRadially(_ points: [SIMD3<Double>], by offset: (Double) -> Double) -> [SIMD3<Double>] {
+  points.map { p in
+    let r = (p.x * p.x + p.y * p.y).squareRoot()
+    guard r > 0 else { return p }
+    let dr = offset(atan2(p.y, p.x))
+    return SIMD3(p.x * (1 + dr / r), p.y * (1 + dr / r), p.z)
+  }
 }
 
 /// The least-squares parabola's values at `heights` and the residuals; `nil` for under 3 layers.

@@ -18,6 +18,15 @@ import PointCloud
 ///   Each replicate adds a random smooth radial offset `Σₖ aₖ cos kθ + bₖ sin kθ` (k = 0 … K,
 ///   independent normal coefficients whose variances sum to `surfaceSD²`) to the contour's
 ///   points.
+/// - ``contourRoughness``: the contour's error on the scale of a few degrees. Fusion and the
+///   cleaning's local planes share a point's depth noise with its neighbours, so redrawing the
+///   band's points as if independent sees only a fraction of it (on realistic scans at σ₂₀ =
+///   0.8–1 mm, 0.015–0.032 mm a bin where the contour's error against the same scan without depth
+///   noise was 0.046–0.089 mm, docs/method.md). The bootstrap measures the contour's roughness at the level
+///   (each bin's radius less the smooth Fourier fill through them, ``SlicingOptions/harmonics``)
+///   and each replicate adds that roughness, turned by a random angle and sign, to its contour
+///   (radially about the contour's centroid): its size and its correlation along the contour are
+///   the scan's own.
 public struct MeasurementUncertainty: Sendable, Hashable {
   /// One landmark as the head frame was built from it, head frame, metres.
   public struct Landmark: Sendable, Hashable {
@@ -54,15 +63,20 @@ public struct MeasurementUncertainty: Sendable, Hashable {
   public var surfaceSD = 0.0
   /// Highest harmonic of the surface's shared offset around a contour.
   public var surfaceHarmonics = 4
+  /// Whether the replicates draw the contour's roughness measured at the level.
+  public var contourRoughness = false
 
   /// Nothing besides the cloud's sampling (the intervals before these terms).
   public static let none = MeasurementUncertainty()
 
-  public init(landmarks: [Landmark]? = nil, scaleSD: Double = 0, surfaceSD: Double = 0, surfaceHarmonics: Int = 4) {
+  public init(
+    landmarks: [Landmark]? = nil, scaleSD: Double = 0, surfaceSD: Double = 0, surfaceHarmonics: Int = 4, contourRoughness: Bool = false
+  ) {
     self.landmarks = landmarks
     self.scaleSD = scaleSD
     self.surfaceSD = surfaceSD
     self.surfaceHarmonics = surfaceHarmonics
+    self.contourRoughness = contourRoughness
   }
 
   /// One replicate's move of head-frame points: the frame rebuilt from drawn landmarks and a
@@ -75,6 +89,18 @@ public struct MeasurementUncertainty: Sendable, Hashable {
       if let drawn = try? HeadFrame(nasion: p[0], noseTip: p[1], leftEar: p[2], rightEar: p[3]) { frame = drawn.headFromWorld }
     }
     return (frame, 1 + scaleSD * random.gaussian())
+  }
+
+  /// One replicate's draw of a measured roughness (one value a bin, mm, e.g.
+  /// ``BinnedRadii/roughness()``): the same values turned by a random whole number of bins, with
+  /// a random sign, as a function of the polar angle (radians).
+  static func drawnRoughness(_ roughness: [Double], _ random: inout SeededGenerator) -> (Double) -> Double {
+    guard !roughness.isEmpty else { return { _ in 0 } }
+    let turn = random.below(roughness.count), sign = random.below(2) == 0 ? -1.0 : 1.0
+    return { theta in
+      let k = angularBin(theta < 0 ? theta + 2 * .pi : theta, of: roughness.count)
+      return sign * roughness[(k + turn) % roughness.count]
+    }
   }
 
   /// One replicate's radial offset of the surface as a function of the polar angle (radians), mm.

@@ -29,6 +29,7 @@ extension MeasurementUncertainty {
   ///   corner residual: `σ_surface = RMS(residuals) / √(frames seeing a point)`, the frames that
   ///   see a point of the head being the registered frames times the share of the head a frame
   ///   sees (its markers over the cap's).
+  /// - Contour roughness: measured by the bootstrap on the contour itself (``contourRoughness``).
   /// - Parameters:
   ///   - frame: the head frame the scan was measured in.
   ///   - reconstruction: the scan's reconstruction.
@@ -37,7 +38,7 @@ extension MeasurementUncertainty {
   public init(
     frame: HeadFrameEstimate, reconstruction: HeadReconstruction, scan: any ScanReader, landmarks file: LandmarkFile?, capMarkers: Int
   ) {
-    self.init()
+    self.init(contourRoughness: true)
     let noise = reconstruction.noise
     let markers = Dictionary(reconstruction.markers.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     // Frames that see a point of the head: the registered frames times the share of the cap a frame sees.
