@@ -14,7 +14,10 @@ extension MarkerDetector {
   ///
   /// Each region is searched on its own with the whole image's size limits, so a marker that
   /// lies inside a region with ``regionMargin`` to spare is found with the same id and corners
-  /// (to float rounding) as by ``detect(grey:width:height:)``; markers elsewhere are not found.
+  /// (bit for bit: sub-pixel corners are refined in the whole image) as by
+  /// ``detect(grey:width:height:)``; markers elsewhere are not found. (A region can rarely find
+  /// a marker the whole-image search misses: OpenCV groups nearby candidates, and a candidate
+  /// outside the region may win the group there.)
   /// Regions are clipped to the image; a marker found in two overlapping regions is given once.
   /// - Returns: the markers, corners in the whole image's pixels, sorted by id.
   /// - Throws: ``ArucoError/invalidArgument(_:)`` when the buffer is smaller than the image.

@@ -1,3 +1,4 @@
+internal import _GeometryShim
 import PointCloud
 import ScanIO
 
@@ -41,6 +42,9 @@ struct SignedDistanceBand: Sendable {
     // Rays in vertical strips of `Self.stripRays` rays, each strip top to bottom: the voxels a ray
     // shares with the ray one row up were updated a strip's width ago, still in the sums' table.
     let stripWidth = Self.stripRays * step
+    // One ray's voxels and signed distances (a ray visits at most `steps + 1`).
+    let samples = UnsafeMutablePointer<(cell: Int, distance: Float)>.allocate(capacity: march.steps + 1)
+    defer { samples.deallocate() }
     depth.metres.withUnsafeBufferPointer { z in
       colour.bgra.withUnsafeBufferPointer { bgra in
         for left in Swift.stride(from: 1, to: depth.width - 1, by: stripWidth) {
@@ -66,7 +70,16 @@ struct SignedDistanceBand: Sendable {
               }
               let c = 4 * (colourRow + colourX[x])
               let rgb = SIMD3<Float>(Float(bgra[c + 2]), Float(bgra[c + 1]), Float(bgra[c]))
-              march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in sums.add(cell, distance: signed, colour: rgb) }
+              // The ray's voxels first, each one's table entry prefetched, then the updates: the
+              // same updates in the same order, the entries' loads (mostly misses of the first-level
+              // cache) overlapped instead of one after another.
+              var n = 0
+              march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in
+                samples[n] = (cell, signed)
+                n += 1
+                sums.prefetch(cell)
+              }
+              for j in 0..<n { sums.add(samples[j].cell, distance: samples[j].distance, colour: rgb) }
             }
           }
         }
@@ -186,9 +199,17 @@ private struct FrameSums {
   }
 
   @inline(__always)
+  private static func slot(_ cell: Int) -> Int {
+    Int(truncatingIfNeeded: UInt(bitPattern: cell &* -7_046_029_254_386_353_131) >> UInt(64 - slotsLog2))
+  }
+
+  /// Starts bringing `cell`'s entry into the cache for an ``add(_:distance:colour:)`` soon after.
+  @inline(__always)
+  func prefetch(_ cell: Int) { gs_prefetch_for_write(table + Self.slot(cell)) }
+
+  @inline(__always)
   mutating func add(_ cell: Int, distance: Float, colour: SIMD3<Float>) {
-    let slot = Int(truncatingIfNeeded: UInt(bitPattern: cell &* -7_046_029_254_386_353_131) >> UInt(64 - Self.slotsLog2))
-    let entry = table + slot
+    let entry = table + Self.slot(cell)
     if entry.pointee.key != cell {
       if entry.pointee.key >= 0 { out.append(entry.pointee) }
       entry.pointee = Entry(key: cell, distance: distance, weight: 1, red: colour.x, green: colour.y, blue: colour.z)

@@ -156,13 +156,33 @@ bool valid_detection(const arb_detector *detector, const uint8_t *pixels, int32_
   return true;
 }
 
-// Runs OpenCV's detection on `grey` and copies ids and corners (shifted by dx, dy) out.
+// Runs OpenCV's detection on `grey` and copies ids and corners (shifted by dx, dy) out. With
+// `refine_in`, the corners are refined there after the shift, as `params_refinement` says
+// (`grey` is then a view of part of `refine_in`, offset by dx, dy, detected without refinement).
 arb_status detect_into(const arb_detector &detector, const cv::Mat &grey,
                        const cv::Ptr<cv::aruco::DetectorParameters> &params, float dx, float dy,
+                       const cv::Mat *refine_in, const cv::aruco::DetectorParameters &params_refinement,
                        int32_t *ids, float *corners, int32_t capacity, int32_t *count) {
   std::vector<int> found_ids;
   std::vector<std::vector<cv::Point2f>> found_corners, rejected;
   cv::aruco::detectMarkers(grey, detector.dictionary, found_corners, found_ids, params, rejected);
+  if (refine_in != nullptr) {
+    // cornerSubPix iterates in float32 pixel coordinates, so the same corner refined in a view
+    // (coordinates smaller by the view's offset) rounds differently at every step: usually by
+    // thousandths of a pixel, but a corner that barely converges can end pixels away or be reset
+    // to its start. The candidates' corners are whole pixels, exact after the shift, so refining
+    // them in the whole image gives what detectMarkers gives on the whole image, bit for bit.
+    const int side = params_refinement.cornerRefinementWinSize;
+    const cv::TermCriteria criteria(cv::TermCriteria::MAX_ITER | cv::TermCriteria::EPS,
+                                    params_refinement.cornerRefinementMaxIterations,
+                                    params_refinement.cornerRefinementMinAccuracy);
+    for (auto &marker : found_corners) {
+      for (auto &corner : marker) corner += cv::Point2f(dx, dy);
+      cv::cornerSubPix(*refine_in, marker, cv::Size(side, side), cv::Size(-1, -1), criteria);
+    }
+    dx = 0;
+    dy = 0;
+  }
   *count = (int32_t)found_ids.size();
   if (*count > capacity) return ARB_BUFFER_TOO_SMALL;
   for (size_t i = 0; i < found_ids.size(); ++i) {
@@ -278,7 +298,8 @@ arb_status arb_detector_detect(const arb_detector *detector, const uint8_t *pixe
     } else {
       cv::cvtColor(image, grey, channels == 3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
     }
-    return detect_into(*detector, grey, detector->params, 0, 0, ids, corners, capacity, count);
+    return detect_into(*detector, grey, detector->params, 0, 0, nullptr, *detector->params, ids, corners, capacity,
+                       count);
   });
 }
 
@@ -307,7 +328,11 @@ arb_status arb_detector_detect_region(const arb_detector *detector, const uint8_
     double whole = std::max(width, height), part = std::max(region_width, region_height);
     params->minMarkerPerimeterRate = same_pixels_rate(params->minMarkerPerimeterRate, whole, part);
     params->maxMarkerPerimeterRate = same_pixels_rate(params->maxMarkerPerimeterRate, whole, part);
-    return detect_into(*detector, grey, params, (float)region_x, (float)region_y, ids, corners, capacity, count);
+    // Sub-pixel corners are refined in the whole image (detect_into says why).
+    const bool refine_whole = params->cornerRefinementMethod == cv::aruco::CORNER_REFINE_SUBPIX;
+    if (refine_whole) params->cornerRefinementMethod = cv::aruco::CORNER_REFINE_NONE;
+    return detect_into(*detector, grey, params, (float)region_x, (float)region_y, refine_whole ? &image : nullptr,
+                       *detector->params, ids, corners, capacity, count);
   });
 }
 

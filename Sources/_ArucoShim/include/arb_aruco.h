@@ -94,8 +94,10 @@ arb_status arb_detector_detect(const arb_detector *detector, const uint8_t *pixe
  * pixel; region_width × region_height pixels, all inside the image). The perimeter limits keep
  * the pixel sizes the whole image gives them (rates × the image's larger side), so a marker lying
  * inside the rectangle, clear of its edges by half the largest threshold window plus the corner
- * refinement window, is found with the corners a search of the whole image gives it. Corners are
- * written in the whole image's pixels; capacity, count and statuses as arb_detector_detect.
+ * refinement window, is found with the corners a search of the whole image gives it: sub-pixel
+ * corners are refined in the whole image, in its coordinates, so they are the same bit for bit.
+ * Corners are written in the whole image's pixels; capacity, count and statuses as
+ * arb_detector_detect.
  */
 arb_status arb_detector_detect_region(const arb_detector *detector, const uint8_t *pixels, int32_t width,
                                       int32_t height, int32_t row_bytes, int32_t region_x, int32_t region_y,

@@ -13,6 +13,10 @@
 extern "C" {
 #endif
 
+/* Asks the processor to bring the cache line at `address` close (for writing): the signed-distance
+   march prefetches its per-frame table's entries a ray ahead of updating them. */
+static inline void gs_prefetch_for_write(const void *address) { __builtin_prefetch(address, 1, 3); }
+
 typedef enum gs_status {
   GS_OK = 0,
   GS_INVALID_ARGUMENT = 1,
