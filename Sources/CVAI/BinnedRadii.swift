@@ -41,7 +41,7 @@ struct BinnedRadii {
       }
       return localLinearValue(window)
     }
-    samples = medians.indices.compactMap { k in medians[k].map { ((Double(k) + 0.5) / Double(bins) * 2 * .pi, $0) } }
+    samples = medians.indices.compactMap { k in medians[k].map { (binCentre(k, of: bins), $0) } }
     largestGap = CVAI.largestGap(occupied: medians.map { $0 != nil })
     let gapDegrees = Double(largestGap) * 360 / Double(bins)
     let bridging = gapDegrees > 0 ? max(1, Int(180 / gapDegrees)) : options.harmonics
@@ -60,5 +60,5 @@ struct BinnedRadii {
   }
 
   /// Bin `k`'s centre angle, radians.
-  func angle(_ k: Int) -> Double { (Double(k) + 0.5) / Double(medians.count) * 2 * .pi }
+  func angle(_ k: Int) -> Double { binCentre(k, of: medians.count) }
 }

@@ -27,7 +27,7 @@ struct FourierContourFit {
   /// `count` points of the curve at equal angles (counter-clockwise from θ = 0), millimetres.
   func outline(around centre: SIMD2<Double>, count: Int) -> [SIMD2<Double>] {
     (0..<count).map { k in
-      let theta = (Double(k) + 0.5) / Double(count) * 2 * .pi
+      let theta = binCentre(k, of: count)
       return centre + evaluateFourier(coefficients, theta) * SIMD2(cos(theta), sin(theta))
     }
   }

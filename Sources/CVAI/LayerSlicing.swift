@@ -137,6 +137,11 @@ func angularBin(_ angle: Double, of bins: Int) -> Int {
   min(bins - 1, Int(angle / (2 * .pi) * Double(bins)))
 }
 
+/// The centre angle of bin `k` of `bins` equal ones (``angularBin(_:of:)``), radians.
+func binCentre(_ k: Int, of bins: Int) -> Double {
+  (Double(k) + 0.5) / Double(bins) * 2 * .pi
+}
+
 /// The longest run of unoccupied bins around the circle (wrapping), in bins.
 func largestGap(occupied: [Bool]) -> Int {
   var gap = 0, largest = 0

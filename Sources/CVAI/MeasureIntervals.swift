@@ -99,8 +99,8 @@ public func bootstrapIntervals(
       // on a smoothed contour, and smoothing it again would shrink it.
       let offset = MeasurementUncertainty.drawnRoughness(roughness, &random), centre = contour.centroid
       contour.points = contour.points.map { p in
-        let d = p - centre, r = (d * d).sum().squareRoot()
-        return r > 0 ? centre + d * (1 + offset(atan2(d.y, d.x)) / r) : p
+        let d = p - centre
+        return radialFactor(d, by: offset).map { centre + d * $0 } ?? p
       }
     }
     guard let m = HeadShapeMeasures(contour: contour) else { continue }
@@ -132,12 +132,15 @@ public func bootstrapIntervals(
 
 /// Points (mm) moved along their radius from the z axis by `offset(polar angle)`, mm.
 func movedRadially(_ points: [SIMD3<Double>], by offset: (Double) -> Double) -> [SIMD3<Double>] {
-  points.map { p in
-    let r = (p.x * p.x + p.y * p.y).squareRoot()
-    guard r > 0 else { return p }
-    let dr = offset(atan2(p.y, p.x))
-    return SIMD3(p.x * (1 + dr / r), p.y * (1 + dr / r), p.z)
-  }
+  points.map { p in radialFactor(SIMD2(p.x, p.y), by: offset).map { SIMD3(p.x * $0, p.y * $0, p.z) } ?? p }
+}
+
+/// The factor that moves a point `d` from the centre it is moved about (mm) along its radius by
+/// `offset(its polar angle)` mm; `nil` at the centre itself.
+func radialFactor(_ d: SIMD2<Double>, by offset: (Double) -> Double) -> Double? {
+  let r = (d.x * d.x + d.y * d.y).squareRoot()
+  guard r > 0 else { return nil }
+  return 1 + offset(atan2(d.y, d.x)) / r
 }
 
 /// The least-squares parabola's values at `heights` and the residuals; `nil` for under 3 layers.

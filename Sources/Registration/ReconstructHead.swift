@@ -74,12 +74,10 @@ public func reconstructHead(
       defineWorld(try settleMarkers(registration, on: cloud, options: options.settling), cloud: cloud)
     }
   }
-  var result = HeadReconstruction(
+  return HeadReconstruction(
     frames: registration.frames, markers: registration.markers, markerFits: registration.markerFits, noise: registration.noise,
     worldMarkerID: registration.worldMarkerID,
     cornerRMS: registration.cornerRMS, markersDetected: observed.markersDetected, offCapDetections: observed.offCapDetections,
     cloud: cloud, timings: log.timings, stages: log.reports, intrinsicsCheck: check,
-    focalLengthUsed: scan is RefocusedScan ? scan.header.colorIntrinsics.fx : nil)
-  result.framesFused = framesFused
-  return result
+    focalLengthUsed: scan is RefocusedScan ? scan.header.colorIntrinsics.fx : nil, framesFused: framesFused)
 }
