@@ -1,48 +1,127 @@
 import Dispatch
 import Foundation
 
-/// Runs `work` on `items` in parallel batches of 2 × cores and hands each result to `consume`
-/// on the calling thread, in item order, whatever the thread timing.
+/// Runs `work` on `items` in parallel and hands each result to `consume` on the calling thread,
+/// in item order, whatever the thread timing.
 ///
-/// The next batch is worked on while the calling thread consumes the current one, so a
-/// serial `consume` overlaps with the parallel work; memory holds two batches.
+/// One worker a core takes the next item as soon as it is free, while the calling thread
+/// consumes finished results in order, so a serial `consume` overlaps with the parallel work
+/// and no core waits for the slowest item of a batch. Workers stay at most two batches
+/// (2 × 2 × cores items) ahead of the consumer: memory holds that many results at most.
 /// - Parameters:
 ///   - items: what to work on, in order.
 ///   - work: called concurrently, once an item.
 ///   - consume: called on the calling thread with each result, in item order.
-///   - progress: called on the calling thread after each batch with (items consumed, items).
-/// - Throws: the first error in item order (from `work` or `consume`), after the batch in
-///   flight has finished.
+///   - progress: called on the calling thread after each batch (2 × cores items) and after the
+///     last item, with (items consumed, items).
+/// - Throws: the first error in item order (from `work` or `consume`), after the items in
+///   flight have finished.
 package func forEachInParallelBatches<Item: Sendable, Value: Sendable>(
   _ items: [Item], work: @escaping @Sendable (Item) throws -> Value, consume: (Value) throws -> Void,
   progress: (Int, Int) -> Void = { _, _ in }
 ) throws {
-  let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-  func launch(_ start: Int) -> (slots: ResultSlots<Result<Value, any Error>>, done: DispatchGroup) {
-    let slice = Array(items[start..<min(items.count, start + batch)])
-    let slots = ResultSlots<Result<Value, any Error>>(count: slice.count)
-    let done = DispatchGroup()
-    DispatchQueue.global().async(group: done) {
-      DispatchQueue.concurrentPerform(iterations: slice.count) { k in
-        slots.store(Result { try work(slice[k]) }, at: k)
-      }
+  let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+  let batch = max(2, cores * 2)
+  let pipeline = OrderedResults<Value>(count: items.count, window: 2 * batch)
+  let workers = DispatchGroup()
+  for _ in 0..<min(cores, items.count) {
+    DispatchQueue.global().async(group: workers) {
+      while let index = pipeline.nextIndex() { pipeline.store(Result { try work(items[index]) }, at: index) }
     }
-    return (slots, done)
   }
-  var start = 0
-  var current = items.isEmpty ? nil : launch(0)
-  while let (slots, done) = current {
-    done.wait()
-    let end = start + slots.count
-    current = end < items.count ? launch(end) : nil
-    do {
-      for k in 0..<slots.count { try consume(slots.take(k).get()) }
-    } catch {
-      current?.done.wait()
-      throw error
+  defer {
+    pipeline.stop()
+    workers.wait()
+  }
+  for index in items.indices {
+    try consume(pipeline.take(index).get())
+    if (index + 1) % batch == 0 || index + 1 == items.count { progress(index + 1, items.count) }
+  }
+}
+
+/// The results of ``forEachInParallelBatches(_:work:consume:progress:)``: indices handed to
+/// workers in increasing order, at most `window` ahead of the consumer, and results taken in order.
+private final class OrderedResults<Value: Sendable>: @unchecked Sendable {
+  // Every stored property is read and written only with `condition` locked.
+  private let condition = NSCondition()
+  private var results: [Result<Value, any Error>?]
+  private var handedOut = 0, taken = 0
+  private var stopped = false
+  private let window: Int
+
+  init(count: Int, window: Int) {
+    results = Array(repeating: nil, count: count)
+    self.window = max(1, window)
+  }
+
+  /// The next index to work on, waiting while the workers are a window ahead; `nil` when every
+  /// index is handed out or the consumer stopped.
+  func nextIndex() -> Int? {
+    condition.lock()
+    defer { condition.unlock() }
+    while !stopped && handedOut < results.count && handedOut >= taken + window { condition.wait() }
+    guard !stopped, handedOut < results.count else { return nil }
+    handedOut += 1
+    return handedOut - 1
+  }
+
+  func store(_ result: Result<Value, any Error>, at index: Int) {
+    condition.lock()
+    results[index] = result
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  /// Waits for `index`'s result (handed out in order, so a worker has it or will take it) and
+  /// empties its slot.
+  func take(_ index: Int) -> Result<Value, any Error> {
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if let result = results[index] {
+        results[index] = nil
+        taken = index + 1
+        condition.broadcast()
+        return result
+      }
+      condition.wait()
     }
-    start = end
-    progress(start, items.count)
+  }
+
+  /// No more indices are handed out.
+  func stop() {
+    condition.lock()
+    stopped = true
+    condition.broadcast()
+    condition.unlock()
+  }
+}
+
+/// A value worked out on another thread while the calling thread goes on; ``wait()`` returns it.
+package final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
+  // `result` is read and written only with `condition` locked.
+  private let condition = NSCondition()
+  private var result: Value?
+
+  /// Starts `work` on a global queue.
+  package init(_ work: @escaping @Sendable () -> Value) {
+    DispatchQueue.global().async {
+      let value = work()
+      self.condition.lock()
+      self.result = value
+      self.condition.broadcast()
+      self.condition.unlock()
+    }
+  }
+
+  /// The value, once `work` has returned.
+  package func wait() -> Value {
+    condition.lock()
+    defer { condition.unlock() }
+    while true {
+      if let result { return result }
+      condition.wait()
+    }
   }
 }
 

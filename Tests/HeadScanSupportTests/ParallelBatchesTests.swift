@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import _HeadScanSupport
@@ -37,6 +38,44 @@ struct ParallelBatchesTests {
         consume: { consumed.append($0) })
     }
     #expect(consumed == Array(0..<7))
+  }
+
+  @Test func workersStayWithinTwoBatchesOfTheConsumer() throws {
+    let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+    let started = Mutex<[Int]>([])
+    var consumed = 0, largestLead = 0
+    try forEachInParallelBatches(
+      Array(0..<200),
+      work: { i in
+        started.withLock { $0.append(i) }
+        return i
+      },
+      consume: { i in
+        #expect(i == consumed)
+        consumed += 1
+        // Items started while the consumer is at `consumed`: none beyond the window.
+        largestLead = max(largestLead, (started.withLock { $0.max() } ?? 0) + 1 - consumed)
+        // A slow consumer, so the workers reach the window's edge.
+        if i % 50 == 0 { usleep(20_000) }
+      })
+    #expect(consumed == 200)
+    #expect(started.withLock { $0.sorted() } == Array(0..<200))
+    #expect(largestLead <= 2 * batch)
+    #expect(largestLead >= batch, "the workers did run ahead of the consumer (lead \(largestLead))")
+  }
+
+  @Test func aBackgroundValueArrivesWhileTheCallerWorks() {
+    let gate = Mutex(false)
+    let value = BackgroundValue { () -> Int in
+      // Waits for the caller, so the value cannot have been computed on the calling thread.
+      while !gate.withLock({ $0 }) { usleep(1000) }
+      return 42
+    }
+    gate.withLock { $0 = true }
+    #expect(value.wait() == 42)
+    #expect(value.wait() == 42)
+    let absent = BackgroundValue { () -> Int? in nil }
+    #expect(absent.wait() == nil)
   }
 
   @Test func everyIndexRunsOnceOnEveryWorkerCount() {
