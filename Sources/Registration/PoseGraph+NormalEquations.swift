@@ -21,8 +21,9 @@ struct NormalEquations {
   var hxx: [Double]
   /// g_x = −Σ w r per corner.
   var gx: [SIMD3<Double>]
-  /// Per frame: B_c = −w A(q_c) (3 × 6) and P_c = B_c · H⁻¹ for each of its links, 18 values each.
-  var b: [Double], products: [Double]
+  /// Per frame: the rows of P_c = B_c · H⁻¹ for each of its links (B_c = −w A(q_c), 3 × 6),
+  /// 3 rows each, split into their rotation (first three) and translation (last three) parts.
+  var turnRows: [SIMD3<Double>], shiftRows: [SIMD3<Double>]
   /// Unknowns of the reduced system: 3 per corner.
   let n: Int
   /// The reduced system S Δx = rhs (S row-major n × n).
@@ -44,8 +45,8 @@ struct NormalEquations {
     invertible = [Bool](repeating: false, count: frameCount)
     hxx = [Double](repeating: 0, count: cornerCount)
     gx = [SIMD3<Double>](repeating: .zero, count: cornerCount)
-    b = [Double](repeating: 0, count: 18 * maximumLinks)
-    products = [Double](repeating: 0, count: 18 * maximumLinks)
+    turnRows = [SIMD3<Double>](repeating: .zero, count: 3 * maximumLinks)
+    shiftRows = [SIMD3<Double>](repeating: .zero, count: 3 * maximumLinks)
     n = 3 * cornerCount
     s = [Double](repeating: 0, count: n * n)
     rhs = [Double](repeating: 0, count: n)
@@ -91,10 +92,22 @@ struct NormalEquations {
       }
     }
     for f in 0..<frameCount { eliminate(frame: f, lambda: lambda) }
+    // The frames filled the lower triangle; S is symmetric.
+    s.withUnsafeMutableBufferPointer { s in
+      for row in 0..<n {
+        for column in 0..<row { s[column * n + row] = s[row * n + column] }
+      }
+    }
   }
 
-  /// Subtracts frame `f`'s Schur complement from the reduced system (nothing for the fixed frame,
-  /// a frame without observations or one whose damped block is not positive definite).
+  /// Subtracts frame `f`'s Schur complement from the lower triangle of the reduced system
+  /// (nothing for the fixed frame, a frame without observations or one whose damped block is
+  /// not positive definite).
+  ///
+  /// The complement's block for links c, d is `P_c B_dᵀ = −w_d P_c A(q_d)ᵀ`, whose row r is
+  /// `−w_d (p_r × q_d + t_r)` for P_c's row r split into rotation part p_r and translation part
+  /// t_r (`A(q) = [−[q]× | I]`). It is symmetric, so each pair of links gives the one block
+  /// below the diagonal.
   private mutating func eliminate(frame f: Int, lambda: Double) {
     invertible[f] = false
     let range = firstLink[f]..<firstLink[f + 1]
@@ -104,33 +117,55 @@ struct NormalEquations {
     guard let hinv = PoseGraph.invert6(h) else { return }
     invertible[f] = true
     for i in 0..<36 { inverses[36 * f + i] = hinv[i] }
-    for (l, link) in links[range].enumerated() {
-      let a = PoseGraph.jacobian(link.q)
-      for j in 0..<6 {
-        (b[18 * l + j], b[18 * l + 6 + j], b[18 * l + 12 + j]) = (-link.w * a.0[j], -link.w * a.1[j], -link.w * a.2[j])
-      }
-      for row in 0..<3 {
-        for j in 0..<6 {
-          var v = 0.0
-          for m in 0..<6 { v += b[18 * l + 6 * row + m] * hinv[6 * m + j] }
-          products[18 * l + 6 * row + j] = v
-        }
-      }
+    // H⁻¹ is symmetric: its rows are its columns.
+    let inverseRows = (0..<6).map { m in
+      SIMD8(hinv[6 * m], hinv[6 * m + 1], hinv[6 * m + 2], hinv[6 * m + 3], hinv[6 * m + 4], hinv[6 * m + 5], 0, 0)
     }
-    for (ci, link) in links[range].enumerated() {
-      for (di, other) in links[range].enumerated() {
-        for r1 in 0..<3 {
-          for r2 in 0..<3 {
-            var v = 0.0
-            for j in 0..<6 { v += products[18 * ci + 6 * r1 + j] * b[18 * di + 6 * r2 + j] }
-            s[(3 * link.corner + r1) * n + 3 * other.corner + r2] -= v
+    let turnGradient = SIMD3(gf[6 * f], gf[6 * f + 1], gf[6 * f + 2])
+    let shiftGradient = SIMD3(gf[6 * f + 3], gf[6 * f + 4], gf[6 * f + 5])
+    let first = range.lowerBound, count = range.count, n = n
+    links.withUnsafeBufferPointer { links in
+      turnRows.withUnsafeMutableBufferPointer { turnRows in
+        shiftRows.withUnsafeMutableBufferPointer { shiftRows in
+          s.withUnsafeMutableBufferPointer { s in
+            rhs.withUnsafeMutableBufferPointer { rhs in
+              for l in 0..<count {
+                let link = links[first + l]
+                let a = PoseGraph.jacobian(link.q)
+                for row in 0..<3 {
+                  let bRow = -link.w * (row == 0 ? a.0 : row == 1 ? a.1 : a.2)
+                  var p = SIMD8<Double>.zero
+                  for m in 0..<6 { p += bRow[m] * inverseRows[m] }
+                  turnRows[3 * l + row] = SIMD3(p[0], p[1], p[2])
+                  shiftRows[3 * l + row] = SIMD3(p[3], p[4], p[5])
+                }
+              }
+              // Block (row link's corner, column link's corner) −= P_row B_columnᵀ.
+              func subtract(row: Int, column: Int) {
+                let corner = links[first + row].corner, other = links[first + column]
+                for r in 0..<3 {
+                  let entry = -other.w * (turnRows[3 * row + r].cross(other.q) + shiftRows[3 * row + r])
+                  let start = (3 * corner + r) * n + 3 * other.corner
+                  s[start] -= entry.x
+                  s[start + 1] -= entry.y
+                  s[start + 2] -= entry.z
+                }
+              }
+              for ci in 0..<count {
+                let c = links[first + ci].corner
+                subtract(row: ci, column: ci)
+                for di in (ci + 1)..<count {
+                  let d = links[first + di].corner
+                  if c > d { subtract(row: ci, column: di) } else { subtract(row: di, column: ci) }
+                  if c == d { subtract(row: ci, column: di) }
+                }
+                for r in 0..<3 {
+                  rhs[3 * c + r] += (turnRows[3 * ci + r] * turnGradient).sum() + (shiftRows[3 * ci + r] * shiftGradient).sum()
+                }
+              }
+            }
           }
         }
-      }
-      for r1 in 0..<3 {
-        var v = 0.0
-        for j in 0..<6 { v += products[18 * ci + 6 * r1 + j] * gf[6 * f + j] }
-        rhs[3 * link.corner + r1] += v
       }
     }
   }
