@@ -1,3 +1,4 @@
+import Foundation
 import PointCloud
 import ScanIO
 import _HeadScanSupport
@@ -90,14 +91,15 @@ func focalBootstrap(
 ) {
   // In frame order: the draws, and so the errors, must not depend on the dictionary's hashing.
   let frames = Dictionary(grouping: samples, by: \.frame).sorted { $0.key < $1.key }.map(\.value)
-  var slopes: [Double] = [], means: [Double] = []
-  for _ in 0..<max(2, resamples) {
-    var drawn: [MarkerFocalSample] = []
-    for _ in frames.indices { drawn += frames[generator.below(frames.count)] }
-    let fit = focalFits(drawn)
-    slopes.append(fit.slope)
-    means.append(fit.mean)
+  // The draws in order from the one generator, then the replicates' fits on every core.
+  let draws = (0..<max(2, resamples)).map { _ in frames.indices.map { _ in generator.below(frames.count) } }
+  let fits = ResultSlots<(slope: Double, mean: Double)>(count: draws.count)
+  forEachIndexConcurrently(draws.count, workers: ProcessInfo.processInfo.activeProcessorCount) { r in
+    let fit = focalFits(draws[r].flatMap { frames[$0] })
+    fits.store((fit.slope, fit.mean), at: r)
   }
+  let replicates = fits.takeAll()
+  let slopes = replicates.map(\.slope), means = replicates.map(\.mean)
   return (
     focalFits(samples), standardDeviation(slopes.filter(\.isFinite)), standardDeviation(means), samples.count, frames.count,
     samples.map(\.apparentSide).min() ?? 0, samples.isEmpty ? 1 : upperMedian(samples.map(\.apparentSide))

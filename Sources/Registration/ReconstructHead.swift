@@ -1,5 +1,6 @@
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// Registers a scan's frames through its cap markers and fuses them into one cloud: the
 /// composition of the stages, each a function of values you can also call on its own.
@@ -35,8 +36,11 @@ public func reconstructHead(
   var scan = scan
   if case .pixels(let focalLength) = options.focalLength { scan = try RefocusedScan(scan, focalLength: focalLength) }
   var observed = try log.run("observe") { try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) } }
-  let check = checkIntrinsics(observed, statedFocalLength: stated, options: options.intrinsicsCheck)
-  if case .estimate = options.focalLength, let estimate = check?.focalLengthEstimate {
+  // The check needs only the observations: unless its estimate is to be used, it runs on the
+  // other core beside the serial registration stages.
+  let observedOnce = observed, checkOptions = options.intrinsicsCheck
+  let pendingCheck = BackgroundValue { checkIntrinsics(observedOnce, statedFocalLength: stated, options: checkOptions) }
+  if case .estimate = options.focalLength, let estimate = pendingCheck.wait()?.focalLengthEstimate {
     scan = try RefocusedScan(scan, focalLength: estimate)
     observed = try log.run("observe") {
       try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) }
@@ -52,9 +56,10 @@ public func reconstructHead(
   } catch let error as ReconstructionError {
     // Lifted with a focal length the markers contradict: the failure says so.
     let used = scan.header.colorIntrinsics.fx
-    if let check, abs(used / check.focalLengthEstimate - 1) > check.limit { throw FocalLengthMismatch(underlying: error, check: check) }
+    if let check = pendingCheck.wait(), abs(used / check.focalLengthEstimate - 1) > check.limit { throw FocalLengthMismatch(underlying: error, check: check) }
     throw error
   }
+  let check = pendingCheck.wait()
   progress?(.optimising, 1, 1)
   var cloud = PointSet()
   var framesFused = 0
