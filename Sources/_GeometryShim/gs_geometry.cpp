@@ -261,22 +261,27 @@ gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *q
     // The curvature patch: the plane's neighbours and more (KdTreeFLANN returns them nearest
     // first), when it is wider than the plane's and the cloud has that many points.
     const int32_t patch = quadratic == 0 && curvature_neighbours > neighbours ? std::min(curvature_neighbours, n) : neighbours;
-    pcl::Indices found, nearest;
-    std::vector<float> distances;
-    for (int32_t i = 0; i < m; ++i) {
-      pcl::PointXYZ query(queries[3 * i], queries[3 * i + 1], queries[3 * i + 2]);
-      tree.nearestKSearch(query, patch, found, distances);
-      nearest.assign(found.begin(), found.begin() + std::min<size_t>((size_t)neighbours, found.size()));
-      auto [mean, normal] = local_plane(*cloud, nearest);
-      Eigen::Vector3d p = query.getVector3fMap().cast<double>();
-      Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
-      if (quadratic != 0) q = local_quadric_projection(*cloud, nearest, mean, normal, p).value_or(q);
-      else if (patch > neighbours) q += plane_curvature_offset(*cloud, found, nearest.size(), mean, normal, p).value_or(0) * normal;
-      for (int k = 0; k < 3; ++k) {
-        projected[3 * i + k] = (float)q[k];
-        unit[3 * i + k] = (float)normal[k];
+    // Each query is independent of the others: contiguous shares of them on every core, the
+    // tree only read (PCL's own OpenMP normal estimation shares one tree the same way).
+    auto project = [&](int32_t begin, int32_t end) {
+      pcl::Indices found, nearest;
+      std::vector<float> distances;
+      for (int32_t i = begin; i < end; ++i) {
+        pcl::PointXYZ query(queries[3 * i], queries[3 * i + 1], queries[3 * i + 2]);
+        tree.nearestKSearch(query, patch, found, distances);
+        nearest.assign(found.begin(), found.begin() + std::min<size_t>((size_t)neighbours, found.size()));
+        auto [mean, normal] = local_plane(*cloud, nearest);
+        Eigen::Vector3d p = query.getVector3fMap().cast<double>();
+        Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
+        if (quadratic != 0) q = local_quadric_projection(*cloud, nearest, mean, normal, p).value_or(q);
+        else if (patch > neighbours) q += plane_curvature_offset(*cloud, found, nearest.size(), mean, normal, p).value_or(0) * normal;
+        for (int k = 0; k < 3; ++k) {
+          projected[3 * i + k] = (float)q[k];
+          unit[3 * i + k] = (float)normal[k];
+        }
       }
-    }
+    };
+    ns::for_each_share(m, project);
     std::memcpy(out_xyz, projected.data(), projected.size() * sizeof(float));
     std::memcpy(normals, unit.data(), unit.size() * sizeof(float));
     return GS_OK;

@@ -19,6 +19,8 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace ns {
 
@@ -50,6 +52,35 @@ Status guarded(char *message, size_t capacity, const char *prefix, Status librar
     copy_message(message, capacity, "unknown C++ exception");
     return internal_error;
   }
+}
+
+/// Calls `body(begin, end)` on contiguous shares of `0..<count`, one share a core (at most 8),
+/// each on its own thread, and returns when all have returned. The first exception a share
+/// throws (in share order) is rethrown here, after every thread has joined, so `guarded` sees it.
+template <typename Body>
+void for_each_share(int count, Body body) {
+  unsigned cores = std::thread::hardware_concurrency();
+  int shares = (int)(cores == 0 ? 1 : (cores > 8 ? 8 : cores));
+  if (count < 2 * shares) shares = 1;
+  if (shares <= 1) {
+    body(0, count);
+    return;
+  }
+  std::vector<std::exception_ptr> failures((size_t)shares);
+  std::vector<std::thread> threads;
+  threads.reserve((size_t)shares - 1);
+  auto share = [&](int s) {
+    try {
+      body((int)((long long)count * s / shares), (int)((long long)count * (s + 1) / shares));
+    } catch (...) {
+      failures[(size_t)s] = std::current_exception();
+    }
+  };
+  for (int s = 1; s < shares; ++s) threads.emplace_back(share, s);
+  share(0);
+  for (auto &thread : threads) thread.join();
+  for (auto &failure : failures)
+    if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace ns
