@@ -10,13 +10,15 @@
 # from disk, later ones from the page cache: run twice for warm numbers.
 # Both fusion methods are timed (FUSIONS="voxel-mean signed-distance" by default); PRESET=realistic
 # simulates the realistic preset's scans instead of the default's; FRAMES="600 1800" the lengths.
+# HEADSCAN=path times another binary (default .build/release/headscan, built if missing).
 # Usage: scripts/benchmark-end-to-end.sh [WORKDIR]   (needs ~6 GB free there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d)}
 mkdir -p "$work"
-bin=.build/release/headscan
-[ -x "$bin" ] || swift build -c release --product headscan --static-swift-stdlib
+bin=${HEADSCAN:-.build/release/headscan}
+[ -x "$bin" ] || [ -n "${HEADSCAN:-}" ] || swift build -c release --product headscan --static-swift-stdlib
+[ -x "$bin" ] || { echo "benchmark: $bin is not an executable" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "benchmark: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')"
 
