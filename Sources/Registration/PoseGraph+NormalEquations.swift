@@ -117,7 +117,7 @@ struct NormalEquations {
     guard let hinv = PoseGraph.invert6(h) else { return }
     invertible[f] = true
     for i in 0..<36 { inverses[36 * f + i] = hinv[i] }
-    // H⁻¹ is symmetric: its rows are its columns.
+    // Row m of H⁻¹, for P[r, j] = Σₘ B[r, m] H⁻¹[m, j].
     let inverseRows = (0..<6).map { m in
       SIMD8(hinv[6 * m], hinv[6 * m + 1], hinv[6 * m + 2], hinv[6 * m + 3], hinv[6 * m + 4], hinv[6 * m + 5], 0, 0)
     }

@@ -40,6 +40,7 @@ public func reconstructHead(
   // other core beside the serial registration stages.
   let observedOnce = observed, checkOptions = options.intrinsicsCheck
   let pendingCheck = BackgroundValue { checkIntrinsics(observedOnce, statedFocalLength: stated, options: checkOptions) }
+  defer { _ = pendingCheck.wait() }  // never left running, whatever is thrown
   if case .estimate = options.focalLength, let estimate = pendingCheck.wait()?.focalLengthEstimate {
     scan = try RefocusedScan(scan, focalLength: estimate)
     observed = try log.run("observe") {

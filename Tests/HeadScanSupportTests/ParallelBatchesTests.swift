@@ -41,11 +41,12 @@ struct ParallelBatchesTests {
   }
 
   @Test func workersStayWithinTwoBatchesOfTheConsumer() throws {
-    let batch = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+    let window = 2 * max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+    let count = 10 * window
     let started = Mutex<[Int]>([])
-    var consumed = 0, largestLead = 0
+    var consumed = 0, largestLead = 0, startedWhileFirstHeld = 0
     try forEachInParallelBatches(
-      Array(0..<200),
+      Array(0..<count),
       work: { i in
         started.withLock { $0.append(i) }
         return i
@@ -53,15 +54,37 @@ struct ParallelBatchesTests {
       consume: { i in
         #expect(i == consumed)
         consumed += 1
-        // Items started while the consumer is at `consumed`: none beyond the window.
+        if i == 0 {
+          // Held here, the workers run to the window's edge (items 0…window) and stop there.
+          let deadline = ContinuousClock.now + .seconds(20)
+          while started.withLock({ $0.count }) < window + 1 && ContinuousClock.now < deadline { usleep(1000) }
+          usleep(50_000)
+          startedWhileFirstHeld = started.withLock { $0.count }
+        }
         largestLead = max(largestLead, (started.withLock { $0.max() } ?? 0) + 1 - consumed)
-        // A slow consumer, so the workers reach the window's edge.
-        if i % 50 == 0 { usleep(20_000) }
       })
-    #expect(consumed == 200)
-    #expect(started.withLock { $0.sorted() } == Array(0..<200))
-    #expect(largestLead <= 2 * batch)
-    #expect(largestLead >= batch, "the workers did run ahead of the consumer (lead \(largestLead))")
+    #expect(consumed == count)
+    #expect(started.withLock { $0.sorted() } == Array(0..<count))
+    #expect(startedWhileFirstHeld == window + 1)
+    #expect(largestLead <= window)
+  }
+
+  @Test func aConsumerThatThrowsFirstStopsWorkersWaitingAtTheWindow() {
+    let started = Mutex(0)
+    #expect(throws: Failure(item: 0)) {
+      try forEachInParallelBatches(
+        Array(0..<500),
+        work: { i in
+          started.withLock { $0 += 1 }
+          return i
+        },
+        consume: { i in
+          usleep(20_000)  // the workers reach the window's edge and wait there
+          throw Failure(item: i)
+        })
+    }
+    // Returned (no worker left waiting), having started no more than a window beyond item 0.
+    #expect(started.withLock { $0 } <= 1 + 2 * max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
   }
 
   @Test func aBackgroundValueArrivesWhileTheCallerWorks() {

@@ -6,8 +6,9 @@ import Testing
 /// The pose graph's reduced system (frames eliminated onto the marker corners) against the
 /// same Schur complement formed densely from every observation's Jacobian.
 struct SchurComplementTests {
-  /// A small graph: 5 frames, 4 markers, each frame seeing 2–4 of them, weights 1 and 0.4,
-  /// corners a few millimetres off so the residuals are not zero.
+  /// A small graph: 5 frames, 4 markers, each frame seeing 2–4 of them in a shuffled order
+  /// (so a frame's corners come both before and after one another), one frame seeing a
+  /// marker twice, weights 1 and 0.4, corners a few millimetres off so the residuals are not zero.
   static func graph(seed: UInt64) -> PoseGraph {
     var random = SeededGenerator(seed: seed)
     func vector(_ scale: Double) -> SIMD3<Double> {
@@ -17,7 +18,10 @@ struct SchurComplementTests {
     let frames = (0..<5).map { _ in RigidTransform(rotation: Rotation3(rotationVector: vector(0.3)), translation: vector(0.1)) }
     var observations: [PoseGraph.Observation] = []
     for (f, pose) in frames.enumerated() {
-      for m in markers.indices where (f + m) % 5 != 4 {
+      var seen = markers.indices.filter { (f + $0) % 5 != 4 }
+      seen.shuffle(using: &random)
+      if f == 1, let again = seen.first { seen.append(again) }
+      for m in seen {
         let cameraFromWorld = pose.inverse
         let corners = markers[m].map { cameraFromWorld.apply($0 + vector(0.003)) }
         observations.append(PoseGraph.Observation(frame: f, marker: m, corners: corners, weight: m % 2 == 0 ? 1 : 0.4))
