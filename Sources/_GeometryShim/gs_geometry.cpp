@@ -13,6 +13,9 @@
 #include <pcl/search/kdtree.h>
 
 #include <algorithm>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -215,6 +218,12 @@ gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double
     Eigen::Map<Eigen::VectorXd>(x, n) = solution;
     return GS_OK;
   });
+}
+
+void gs_release_freed_memory(void) {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
 }
 
 gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbours, double stddev,
