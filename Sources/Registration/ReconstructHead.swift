@@ -1,6 +1,5 @@
 import PointCloud
 import ScanIO
-internal import _GeometryShim
 import _HeadScanSupport
 
 /// Registers a scan's frames through its cap markers and fuses them into one cloud: the
@@ -62,7 +61,7 @@ public func reconstructHead(
     throw error
   }
   let check = pendingCheck.wait()
-  releaseFreedMemory()
+  NativeGeometry.releaseFreedMemory()  // before the fusion allocates its own
   progress?(.optimising, 1, 1)
   var cloud = PointSet()
   var framesFused = 0
@@ -89,8 +88,3 @@ public func reconstructHead(
     cloud: cloud, timings: log.timings, stages: log.reports, intrinsicsCheck: check,
     focalLengthUsed: scan is RefocusedScan ? scan.header.colorIntrinsics.fx : nil, framesFused: framesFused)
 }
-
-/// Hands memory the observation stage and the focal-length check freed back to the system
-/// before the fusion allocates its own. glibc keeps freed memory in per-thread arenas: the check's
-/// bootstrap on worker threads otherwise leaves ~20 MB there, which the peak then adds to.
-private func releaseFreedMemory() { gs_release_freed_memory() }

@@ -247,7 +247,7 @@ struct FusionChoice: ParsableArguments {
   @Option(
     name: .customLong("fuse-frames"),
     help: "Registered frames to fuse at most, spread evenly over the recording, or all (default 600, a 20 s recording: more frames of the same views no longer make the surface more accurate, docs/performance.md).")
-  var fuseFrames = "600"
+  var fuseFrames = FusionOptions.default.maximumFrames.map(String.init) ?? "all"
 
   /// The most frames to fuse (`nil`: all), or a usage error naming the option.
   func maximumFrames() throws -> Int? {

@@ -29,11 +29,11 @@ typedef enum gs_status {
 gs_status gs_rigid_fit(const double *src, const double *dst, int32_t n, double rotation[9],
                        double translation[3], double *rms, char *message, size_t message_capacity);
 
-/* Solves the symmetric positive definite n×n system A·x = b (row-major A) by LDLT. */
 /* Returns memory that freed allocations hold in the C library's arenas (every thread's) to the
  * system (glibc's malloc_trim); nothing where the C library has no such call. Never fails. */
 void gs_release_freed_memory(void);
 
+/* Solves the symmetric positive definite n×n system A·x = b (row-major A) by LDLT. */
 gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double *x, char *message,
                              size_t message_capacity);
 
