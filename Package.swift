@@ -2,9 +2,11 @@
 //
 // headscan: infant head shape (CVAI) from TrueDepth scans with an ArUco cap.
 //
-// Read top-down: public products, implementation targets, native shims, tests.
-// Native libraries come from Debian (see docs/building.md): only the OpenCV
-// libraries actually called are linked, which keeps process start-up fast.
+// Read top-down: public products, the pipeline's modules in the order data flows through
+// them, the modules around the pipeline, native shims, tests. docs/architecture.md draws the
+// same graph (scripts/check-architecture.sh keeps the two in step). Native libraries come from
+// Debian (docs/building.md): only the OpenCV and PCL libraries actually called are linked,
+// which keeps process start-up fast.
 
 import PackageDescription
 
@@ -15,19 +17,22 @@ let package = Package(
     .library(name: "ArucoBridge", targets: ["ArucoBridge"]),
     .library(name: "PointCloud", targets: ["PointCloud"]),
     .library(name: "Registration", targets: ["Registration"]),
+    .library(name: "Fusion", targets: ["Fusion"]),
+    .library(name: "Reconstruction", targets: ["Reconstruction"]),
+    .library(name: "HeadMesh", targets: ["HeadMesh"]),
     .library(name: "CVAI", targets: ["CVAI"]),
-    .library(name: "ScanSimulator", targets: ["ScanSimulator"]),
-    .library(name: "ScanEvaluation", targets: ["ScanEvaluation"]),
-    .library(name: "Agreement", targets: ["Agreement"]),
-    .library(name: "OperatorGuidance", targets: ["OperatorGuidance"]),
     .library(name: "Landmarks", targets: ["Landmarks"]),
     .library(name: "Reports", targets: ["Reports"]),
-    .library(name: "ReportPages", targets: ["ReportPages"]),
+    .library(name: "Agreement", targets: ["Agreement"]),
+    .library(name: "Figures", targets: ["Figures"]),
+    .library(name: "OperatorGuidance", targets: ["OperatorGuidance"]),
     .library(name: "HeadScan", targets: ["HeadScan"]),
-    .library(name: "HeadMesh", targets: ["HeadMesh"]),
+    .library(name: "Batch", targets: ["Batch"]),
     .library(name: "Annotation", targets: ["Annotation"]),
-    .library(name: "LZFSE", targets: ["LZFSE"]),  // for the Fuzz/ and Benchmarks/ packages
-    .executable(name: "headscan", targets: ["headscan"]),
+    .library(name: "ScanSimulator", targets: ["ScanSimulator"]),
+    .library(name: "ScanEvaluation", targets: ["ScanEvaluation"]),
+    .library(name: "LZFSE", targets: ["LZFSE"]),  // also for the Fuzz/ and Benchmarks/ packages
+    .executable(name: "headscan", targets: ["HeadScanCLI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -37,52 +42,51 @@ let package = Package(
     .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
   ],
   targets: [
-    // Library modules.
+    // The pipeline, in the order data flows: read → detect → register → fuse → (mesh) → head frame → measure → report.
     .target(
       name: "ScanIO",
       dependencies: ["LZFSE", "_ImageCodec", "_HeadScanSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+    .target(name: "LZFSE"),
     .target(name: "ArucoBridge", dependencies: ["_ArucoShim"]),
     .target(name: "PointCloud"),
-    .target(name: "LZFSE"),
-    .target(name: "CVAI", dependencies: ["PointCloud", "_HeadScanSupport"]),
-    .target(name: "Agreement", dependencies: ["Reports", "CVAI", "PointCloud", "_HeadScanSupport"]),
-    .target(
-      name: "Registration",
-      dependencies: ["ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_HeadScanSupport"]),
-    .target(name: "OperatorGuidance", dependencies: ["Registration", "ScanIO", "ArucoBridge", "_HeadScanSupport"]),
-    .target(name: "Landmarks", dependencies: ["Registration", "CVAI", "ScanIO", "PointCloud", "_HeadScanSupport"]),
-    .target(name: "Reports", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
+    .target(name: "Registration", dependencies: ["ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_HeadScanSupport"]),
+    .target(name: "Fusion", dependencies: ["Registration", "ScanIO", "PointCloud", "_GeometryShim", "_HeadScanSupport"]),
+    .target(name: "Reconstruction", dependencies: ["Registration", "Fusion", "ScanIO", "PointCloud", "_HeadScanSupport"]),
     .target(name: "HeadMesh", dependencies: ["PointCloud", "_HeadScanSupport"]),
-    .target(name: "ReportPages", dependencies: ["Reports", "CVAI", "_HeadScanSupport"]),
+    .target(name: "CVAI", dependencies: ["PointCloud", "_HeadScanSupport"]),
+    .target(name: "Landmarks", dependencies: ["Reconstruction", "Registration", "CVAI", "ScanIO", "PointCloud", "_HeadScanSupport"]),
+    .target(name: "Reports", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
     .target(
       name: "HeadScan",
       dependencies: [
-        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "OperatorGuidance", "Landmarks", "CVAI", "Reports", "Agreement",
-        "_HeadScanSupport",
+        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "Fusion", "Reconstruction", "Landmarks", "CVAI", "Reports",
+        "Agreement", "OperatorGuidance", "_HeadScanSupport",
       ]),
-    .target(
-      name: "ScanSimulator",
-      dependencies: ["ScanIO", "ArucoBridge", "CVAI", "Landmarks", "PointCloud", "_HeadScanSupport"]),
 
+    // Around the pipeline: calliper agreement, every figure and page, live guidance, batches.
+    .target(name: "Agreement", dependencies: ["Reports", "CVAI", "_HeadScanSupport"]),
+    .target(
+      name: "Figures",
+      dependencies: ["Reports", "Agreement", "CVAI", "OperatorGuidance", "ScanIO", "ArucoBridge", "PointCloud", "_HeadScanSupport"]),
+    .target(name: "OperatorGuidance", dependencies: ["ScanIO", "ArucoBridge", "_HeadScanSupport"]),
+    .target(name: "Batch", dependencies: ["Reports", "Figures", "ScanIO", "_HeadScanSupport"]),
     // The annotation page: a loopback-only web server over one scan and its reconstruction.
     .target(
       name: "Annotation",
       dependencies: [
-        "HeadScan", "_HeadScanSupport", .product(name: "Hummingbird", package: "hummingbird"),
+        "HeadScan", "Figures", "_HeadScanSupport", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ],
       resources: [.copy("Page")]),
+    .target(name: "ScanSimulator", dependencies: ["ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_HeadScanSupport"]),
+    .target(name: "ScanEvaluation", dependencies: ["HeadScan", "ScanSimulator"]),
 
-    .target(
-      name: "ScanEvaluation",
-      dependencies: ["HeadScan", "ScanSimulator"]),
-
-    // Command-line tool.
+    // The command-line tool `headscan`: argument parsing and printing over the modules above.
     .executableTarget(
-      name: "headscan",
+      name: "HeadScanCLI",
       dependencies: [
-        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "CVAI", "Agreement", "ScanSimulator", "ScanEvaluation",
-        "HeadScan", "HeadMesh", "ReportPages", "Annotation", "_HeadScanSupport",
+        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "Fusion", "Reconstruction", "CVAI", "Agreement", "ScanSimulator",
+        "ScanEvaluation", "HeadScan", "HeadMesh", "Figures", "Batch", "Annotation", "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -119,7 +123,7 @@ let package = Package(
       exclude: ["README.md"],
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("m")]),
 
-    // Tests.
+    // Tests: one target per module, named after it.
     .target(name: "_TestSupport", exclude: ["README.md"]),
     .testTarget(
       name: "ScanIOTests",
@@ -127,30 +131,34 @@ let package = Package(
         "ScanIO", "ScanSimulator", "PointCloud", "_ImageCodec", "_TestSupport",
         .product(name: "ZIPFoundation", package: "ZIPFoundation"),
       ]),
-    .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "PointCloud", "ScanIO", "_ArucoShim", "_TestSupport"]),
     .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "_TestSupport"]),
-    .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
-    .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "_TestSupport"]),
-    .testTarget(name: "ReportsTests", dependencies: ["Reports", "CVAI", "PointCloud", "_TestSupport"]),
-    .testTarget(name: "ReportPagesTests", dependencies: ["ReportPages", "Reports", "CVAI", "PointCloud", "ScanIO", "_TestSupport"]),
-    .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance"]),
+    .testTarget(name: "ArucoBridgeTests", dependencies: ["ArucoBridge", "PointCloud", "ScanIO", "_ArucoShim", "_TestSupport"]),
+    .testTarget(name: "PointCloudTests", dependencies: ["PointCloud", "_TestSupport"]),
     .testTarget(
-      name: "HeadScanTests",
-      dependencies: ["HeadScan", "ScanSimulator", "ScanEvaluation", "_TestSupport"]),
+      name: "RegistrationTests",
+      dependencies: ["Registration", "Reconstruction", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_TestSupport"]),
+    .testTarget(
+      name: "FusionTests",
+      dependencies: ["Fusion", "Registration", "Reconstruction", "ScanEvaluation", "ScanSimulator", "ScanIO", "PointCloud", "_TestSupport"]),
+    .testTarget(
+      name: "ReconstructionTests",
+      dependencies: ["Reconstruction", "Registration", "Fusion", "ScanEvaluation", "ScanSimulator", "ScanIO", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "HeadMeshTests", dependencies: ["HeadMesh", "HeadScan", "ScanSimulator", "ScanEvaluation", "_TestSupport"]),
+    .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "HeadScan", "ScanSimulator", "ScanEvaluation", "_TestSupport"]),
+    .testTarget(name: "ReportsTests", dependencies: ["Reports", "CVAI", "PointCloud", "_TestSupport"]),
+    .testTarget(name: "HeadScanTests", dependencies: ["HeadScan", "ScanSimulator", "ScanEvaluation", "_TestSupport"]),
+    .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "_TestSupport"]),
+    .testTarget(name: "FiguresTests", dependencies: ["Figures", "Reports", "CVAI", "PointCloud", "ScanIO", "_TestSupport"]),
+    .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance"]),
+    .testTarget(name: "BatchTests", dependencies: ["Batch", "Reports", "HeadScanCLI", "ScanSimulator", "_TestSupport"]),
+    .testTarget(name: "AnnotationTests", dependencies: ["Annotation", "HeadScan", "ScanSimulator", "HeadScanCLI", "_TestSupport"]),
     .testTarget(
       name: "ScanSimulatorTests",
       dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "Landmarks", "PointCloud", "_TestSupport"]),
-    .testTarget(
-      name: "RegistrationTests",
-      dependencies: [
-        "Registration", "ScanEvaluation", "ScanSimulator", "ScanIO", "ArucoBridge", "PointCloud", "_GeometryShim", "_TestSupport",
-      ]),
-    .testTarget(name: "HeadMeshTests", dependencies: ["HeadMesh", "HeadScan", "ScanSimulator", "ScanEvaluation", "_TestSupport"]),
-    .testTarget(
-      name: "AnnotationTests",
-      dependencies: ["Annotation", "HeadScan", "ScanSimulator", "headscan", "_TestSupport"]),
+    .testTarget(name: "ScanEvaluationTests", dependencies: ["ScanEvaluation", "HeadScan", "ScanSimulator", "_TestSupport"]),
     .testTarget(name: "HeadScanSupportTests", dependencies: ["_HeadScanSupport", "PointCloud", "_TestSupport"]),
-    .testTarget(name: "HeadscanCLITests", dependencies: ["headscan", "MeasureExample", "ScanIO", "ArucoBridge", "_TestSupport"]),
+    .testTarget(name: "HeadScanCLITests", dependencies: ["HeadScanCLI", "MeasureExample", "ScanIO", "ArucoBridge", "_TestSupport"]),
   ],
   cxxLanguageStandard: .cxx17
 )

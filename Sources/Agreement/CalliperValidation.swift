@@ -109,13 +109,13 @@ public struct CalliperValidation: Sendable, Hashable, Codable {
   }
 
   /// Reads every `*.json` report in `folder` (name without `.json` → report).
-  /// - Throws: ``ReportError`` for an unreadable folder or report.
-  public static func reports(in folder: String) throws(ReportError) -> [String: MeasureReport] {
+  /// - Throws: ``FileProblem`` for an unreadable folder or report.
+  public static func reports(in folder: String) throws(FileProblem) -> [String: MeasureReport] {
     let names: [String]
     do {
       names = try FileManager.default.contentsOfDirectory(atPath: folder)
     } catch {
-      throw ReportError(path: folder, problem: "cannot list the reports folder: \((error as NSError).localizedDescription)")
+      throw FileProblem(path: folder, problem: "cannot list the reports folder: \((error as NSError).localizedDescription)")
     }
     var reports: [String: MeasureReport] = [:]
     for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {

@@ -51,7 +51,7 @@ extension AnnotationSession {
   /// The measures a complete set of landmarks gives on this reconstruction: the head frame of
   /// contract §4 and `measure`'s own slicing (`MeasureOptions.default`: longer-diagonal CVAI,
   /// binned-median contours), without the bootstrap intervals.
-  /// - Throws: ``LandmarkError`` naming `path`, or `MeasureScanError` when the head gives no closed layer.
+  /// - Throws: ``LandmarkError`` naming `path`, or `FileProblem` when the head gives no closed layer.
   public func preview(_ file: LandmarkFile, path: String) throws -> (measures: HeadShapeMeasures, level: Double, headFromWorld: RigidTransform) {
     var frame = try HeadFrameEstimate.fromLandmarks(file, path: path, scan: scan, reconstruction: reconstruction)
     frame.slicing.contour = MeasureOptions.default.contour
@@ -59,7 +59,7 @@ extension AnnotationSession {
       let measurement = try measureHead(points: frame.headPoints(of: reconstruction.cloud), options: frame.slicing)
       return (measurement.measures, measurement.level.height, frame.headFromWorld)
     } catch {
-      throw MeasureScanError(path: scan.path, problem: error.description)
+      throw FileProblem(path: scan.path, problem: error.description)
     }
   }
 }

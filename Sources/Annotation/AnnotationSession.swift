@@ -37,7 +37,7 @@ public final class AnnotationSession: Sendable {
   ///   - proposer: automatic landmarks, if any (its failure is kept as ``proposalProblem``).
   ///   - progress: the reconstruction's (stage, done, total), on the calling thread.
   /// - Throws: the reconstruction's errors (`ReconstructionError`, `ScanIOError`), and
-  ///   `MeasureScanError` for a dictionary the detector does not know.
+  ///   `FileProblem` for a dictionary the detector does not know.
   public static func prepare(
     scan: any ScanReader, proposer: LandmarkProposer? = nil, progress: ((ReconstructionStage, Int, Int) -> Void)? = nil
   ) throws -> AnnotationSession {
@@ -48,7 +48,7 @@ public final class AnnotationSession: Sendable {
       detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: ReconstructionOptions.default.observation.detector)
       reconstruction = try reconstructHead(recording, options: .default, progress: progress)
     } catch let error as ArucoError {
-      throw MeasureScanError(path: scan.path, problem: error.description)
+      throw FileProblem(path: scan.path, problem: error.description)
     }
     var proposals: [String: GhostLandmark] = [:]
     var problem: String?

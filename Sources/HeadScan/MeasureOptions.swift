@@ -1,4 +1,5 @@
 import CVAI
+import Reconstruction
 import Registration
 import ScanIO
 

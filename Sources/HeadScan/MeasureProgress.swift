@@ -1,3 +1,4 @@
+import Reconstruction
 import Registration
 
 /// What ``measureScan(at:landmarks:options:progress:)`` reports while it works.

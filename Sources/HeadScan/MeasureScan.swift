@@ -1,6 +1,7 @@
 import ArucoBridge
 import CVAI
 import Landmarks
+import Reconstruction
 import Registration
 import Reports
 import ScanIO
@@ -24,7 +25,7 @@ import _HeadScanSupport
 ///   - options: CVAI denominator, bootstrap, reconstruction.
 ///   - progress: warnings and progress, called on the calling thread.
 /// - Throws: one-line errors naming the file: `ScanIOError`, ``LandmarkError``,
-///   `ReconstructionError`, ``MeasureScanError``.
+///   `ReconstructionError`, ``FileProblem``.
 public func measureScan(
   at path: String, landmarks: LandmarkSource = .besideScan, options: MeasureOptions = .default,
   progress: ((MeasureProgress) -> Void)? = nil
@@ -44,7 +45,7 @@ public func measureScan(
       progress?(.reconstructing(stage, done: done, total: total))
     }
   } catch let error as ArucoError {
-    throw MeasureScanError(path: path, problem: error.description)
+    throw FileProblem(path: path, problem: error.description)
   }
   return try measure(
     reconstruction, scanPath: path, scan: scan, landmarksFile: landmarksFile, automatic: landmarks == .automaticLandmarks, options: options,
@@ -90,7 +91,7 @@ private func measure(
     do {
       frame = try HeadFrameEstimate.fromAutomaticLandmarks(reconstruction, intrinsics: scan.header.intrinsics)
     } catch {
-      throw MeasureScanError(path: scanPath, problem: String(describing: error))
+      throw FileProblem(path: scanPath, problem: String(describing: error))
     }
   } else {
     progress?(
@@ -100,7 +101,7 @@ private func measure(
     do {
       frame = try HeadFrameEstimate.automatic(reconstruction)
     } catch {
-      throw MeasureScanError(path: scanPath, problem: error.description)
+      throw FileProblem(path: scanPath, problem: error.description)
     }
   }
   frame.slicing.contour = options.contour
@@ -109,7 +110,7 @@ private func measure(
   do {
     measurement = try measureHead(points: headPoints, options: frame.slicing)
   } catch {
-    throw MeasureScanError(path: scanPath, problem: error.description)
+    throw FileProblem(path: scanPath, problem: error.description)
   }
   let measuring = seconds(since: started)
   var intervals: MeasureIntervals?

@@ -1,6 +1,7 @@
 import CVAI
 import Landmarks
 import PointCloud
+import Reconstruction
 import Registration
 import ScanIO
 import _HeadScanSupport

@@ -1,5 +1,6 @@
 import CVAI
 import Landmarks
+import Reconstruction
 import Registration
 import Reports
 

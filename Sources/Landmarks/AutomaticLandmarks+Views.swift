@@ -1,4 +1,5 @@
 import PointCloud
+import Reconstruction
 import Registration
 import ScanIO
 

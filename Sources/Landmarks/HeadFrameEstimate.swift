@@ -1,5 +1,6 @@
 import CVAI
 import PointCloud
+import Reconstruction
 import Registration
 import ScanIO
 

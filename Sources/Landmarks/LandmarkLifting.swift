@@ -1,5 +1,7 @@
+import CVAI
 import Foundation
 import PointCloud
+import Reconstruction
 import Registration
 import ScanIO
 import _HeadScanSupport

@@ -1,6 +1,5 @@
 import ArucoBridge
 import Foundation
-import Registration
 import ScanIO
 import _HeadScanSupport
 

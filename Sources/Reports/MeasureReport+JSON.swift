@@ -11,32 +11,32 @@ extension MeasureReport {
   }
 
   /// Reads a report from JSON; `path` names the source in errors.
-  /// - Throws: ``ReportError``: `missing report key 'x'` (nested keys joined by dots), `report
+  /// - Throws: ``FileProblem``: `missing report key 'x'` (nested keys joined by dots), `report
   ///   key 'x' is not a number`, or `not a headscan report (invalid JSON)`.
-  public init(json data: Data, path: String) throws(ReportError) {
+  public init(json data: Data, path: String) throws(FileProblem) {
     do {
       self = try JSONDecoder().decode(MeasureReport.self, from: data)
     } catch DecodingError.keyNotFound(let key, let context) {
-      throw ReportError(path: path, problem: "missing report key '\(Self.keyPath(context.codingPath + [key]))'")
+      throw FileProblem(path: path, problem: "missing report key '\(Self.keyPath(context.codingPath + [key]))'")
     } catch DecodingError.typeMismatch(let type, let context) where !context.codingPath.isEmpty {
-      throw ReportError(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' \(Self.kind(type))")
+      throw FileProblem(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' \(Self.kind(type))")
     } catch DecodingError.valueNotFound(let type, let context) {
-      throw ReportError(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' \(Self.kind(type))")
+      throw FileProblem(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' \(Self.kind(type))")
     } catch DecodingError.dataCorrupted(let context) where !context.codingPath.isEmpty {
-      throw ReportError(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' has an invalid value")
+      throw FileProblem(path: path, problem: "report key '\(Self.keyPath(context.codingPath))' has an invalid value")
     } catch {
-      throw ReportError(path: path, problem: "not a headscan report (invalid JSON)")
+      throw FileProblem(path: path, problem: "not a headscan report (invalid JSON)")
     }
   }
 
   /// Reads a report file.
-  /// - Throws: ``ReportError`` naming the file: unreadable, not JSON, or a contract key missing.
-  public init(path: String) throws(ReportError) {
+  /// - Throws: ``FileProblem`` naming the file: unreadable, not JSON, or a contract key missing.
+  public init(path: String) throws(FileProblem) {
     let data: Data
     do {
       data = try ReadOnlyFile.contents(of: path)
     } catch {
-      throw ReportError(path: path, problem: error.problem)
+      throw FileProblem(path: path, problem: error.problem)
     }
     try self.init(json: data, path: path)
   }

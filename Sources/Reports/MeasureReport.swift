@@ -139,4 +139,8 @@ public struct MeasureReport: Codable, Sendable, Hashable {
     if let cvaiLonger { return cvaiLonger }
     return cvaiDenominator == .shorter ? abs(diagonalA - diagonalB) / max(diagonalA, diagonalB) * 100 : cvai
   }
+
+  /// CVAI by the longer diagonal from CVAI by the shorter one (both percent): A − B over A
+  /// from A − B over B; monotone, so it carries interval ends over exactly.
+  public static func cvaiByLonger(fromShorter shorter: Double) -> Double { shorter / (1 + shorter / 100) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PointCloud
+import Reconstruction
 import Registration
 import ScanIO
 import ScanSimulator

@@ -1,3 +1,4 @@
+import _HeadScanSupport
 import ArucoBridge
 import Foundation
 import PointCloud

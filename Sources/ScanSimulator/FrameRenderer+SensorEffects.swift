@@ -1,3 +1,4 @@
+import _HeadScanSupport
 import Foundation
 import PointCloud
 

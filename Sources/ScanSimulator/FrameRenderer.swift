@@ -1,6 +1,7 @@
+import _HeadScanSupport
 import ArucoBridge
+import CVAI
 import Foundation
-import Landmarks
 import PointCloud
 import ScanIO
 

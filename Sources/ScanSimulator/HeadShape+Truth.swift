@@ -1,6 +1,5 @@
 import CVAI
 import Foundation
-import Landmarks
 import PointCloud
 
 /// The exact clinical measures of a simulated head (contract §4), millimetres and percent.

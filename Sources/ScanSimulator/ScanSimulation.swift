@@ -1,6 +1,5 @@
 import CVAI
 import Foundation
-import Landmarks
 import PointCloud
 import ScanIO
 import _HeadScanSupport

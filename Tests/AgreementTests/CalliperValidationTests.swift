@@ -4,6 +4,7 @@ import Foundation
 import PointCloud
 import Reports
 import Testing
+import _HeadScanSupport
 import _TestSupport
 
 struct CalliperValidationTests {

@@ -1,6 +1,7 @@
 import Annotation
 import Foundation
 import HeadScan
+import Reconstruction
 import ScanSimulator
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import CVAI
 import Foundation
 import PointCloud
 import Testing
+import _HeadScanSupport
 
 /// Bootstrap intervals on shapes whose measures are known.
 struct BootstrapTests {

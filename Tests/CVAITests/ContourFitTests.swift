@@ -2,6 +2,7 @@ import CVAI
 import Foundation
 import PointCloud
 import Testing
+import _HeadScanSupport
 
 /// ``ContourMethod/fourierFit`` against exact truth: an elliptic prism whose surface points carry
 /// radial noise, as a fused cloud does.

@@ -2,6 +2,7 @@ import CVAI
 import Foundation
 import PointCloud
 import Testing
+import _HeadScanSupport
 
 /// The bootstrap's contour-roughness term (``MeasurementUncertainty/contourRoughness``) on a
 /// shape whose measures are known and whose surface noise is shared by neighbouring points, as a

@@ -1,6 +1,7 @@
 import Foundation
 import LZFSE
 import Testing
+import _HeadScanSupport
 
 /// Truncated and corrupted streams give a typed error (or, for a corruption the format cannot
 /// detect, some output of the declared size), never a crash or an out-of-bounds access.

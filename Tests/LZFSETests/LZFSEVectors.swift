@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _HeadScanSupport
 import _TestSupport
 
 /// The committed test vectors in `fixtures/lzfse/` (made by `scripts/make-lzfse-vectors.sh`

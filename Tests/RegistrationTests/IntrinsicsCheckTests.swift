@@ -2,6 +2,7 @@ import ArucoBridge
 import Foundation
 import PointCloud
 @testable import Registration
+import Reconstruction
 import ScanIO
 import ScanSimulator
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import PointCloud
 @testable import Registration
 import Testing
+import _HeadScanSupport
 
 /// The keep and reject rules test values against the scan's own spread: they reject what stands
 /// out, at their documented false-reject rates, and hold no length of their own.

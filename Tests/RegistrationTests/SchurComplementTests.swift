@@ -1,5 +1,6 @@
 import PointCloud
 import Testing
+import _HeadScanSupport
 
 @testable import Registration
 

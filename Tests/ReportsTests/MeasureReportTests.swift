@@ -101,7 +101,7 @@ struct MeasureReportTests {
 }
 """#
 
-  static func decode(_ text: String, path: String = "r.json") throws(ReportError) -> MeasureReport {
+  static func decode(_ text: String, path: String = "r.json") throws(FileProblem) -> MeasureReport {
     try MeasureReport(json: Data(text.utf8), path: path)
   }
 
@@ -162,7 +162,7 @@ struct MeasureReportTests {
     ("{\"cvai\": ", "r.json: not a headscan report (invalid JSON)"),
   ])
   func badReportsFailInOneLineNamingTheKey(text: String, message: String) {
-    #expect(throws: ReportError.self) { try Self.decode(text) }
+    #expect(throws: FileProblem.self) { try Self.decode(text) }
     do {
       _ = try Self.decode(text)
     } catch {
@@ -176,7 +176,7 @@ struct MeasureReportTests {
       #expect {
         try MeasureReport(path: path)
       } throws: { error in
-        (error as? ReportError)?.description.hasPrefix(path + ": cannot open") == true
+        (error as? FileProblem)?.description.hasPrefix(path + ": cannot open") == true
       }
     }
   }

@@ -1,6 +1,7 @@
 import Foundation
 import ScanIO
 import Testing
+import _HeadScanSupport
 import PointCloud
 import ScanSimulator
 import _TestSupport

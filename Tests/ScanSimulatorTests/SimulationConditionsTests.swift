@@ -2,6 +2,7 @@ import Foundation
 import PointCloud
 import ScanIO
 import Testing
+import _HeadScanSupport
 import _TestSupport
 
 @testable import ScanSimulator

@@ -1,0 +1,247 @@
+internal import _GeometryShim
+import Registration
+import PointCloud
+import ScanIO
+
+/// Computes one frame's updates of a ``SignedDistanceVolume``: its lattice and band half-width.
+struct SignedDistanceBand: Sendable {
+  let lattice: VoxelLattice
+  /// Half-width of the band around each measured surface point, metres.
+  let truncation: Double
+
+  /// The updates one frame makes: pure, safe to call from several threads at once.
+  ///
+  /// Every `pixelStep`-th depth pixel in x and y with a depth inside `region` (and no depth jump
+  /// over `jumpLimit` metres to a 4-neighbour: a flying pixel between foreground and background)
+  /// marches along its ray through the band and updates each voxel it passes once. Without a
+  /// `pixelStep`, the step is ``pixelStep(for:worldFromCamera:region:)``: rays about one voxel apart on the surface.
+  /// The updates are summed per voxel within the frame before they are handed over, so the
+  /// volume receives each voxel about once a frame. `worldFromCamera` in metres.
+  func frameUpdate(
+    _ frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?, pixelStep: Int? = nil,
+    jumpLimit: Float = 0.006
+  ) -> SignedDistanceVolume.FrameUpdate {
+    let depth = frame.depth, colour = frame.color
+    let k = depth.intrinsics
+    guard depth.width >= 3, depth.height >= 3, depth.metres.count == depth.width * depth.height,
+      colour.width > 0, colour.height > 0, colour.bgra.count >= 4 * colour.width * colour.height
+    else { return SignedDistanceVolume.FrameUpdate() }
+    // The colour pixel of each depth column and row (the maps see the same rays, contract §1).
+    let colourX = (0..<depth.width).map { min(colour.width - 1, Int((Double($0) + 0.5) * Double(colour.width) / Double(depth.width))) }
+    let colourY = (0..<depth.height).map { min(colour.height - 1, Int((Double($0) + 0.5) * Double(colour.height) / Double(depth.height))) }
+    let (c0, c1, c2) = worldFromCamera.rotation.columns
+    let origin = worldFromCamera.translation
+    let step = max(1, pixelStep ?? self.pixelStep(for: frame, worldFromCamera: worldFromCamera, region: region))
+    var nearest = -Float.infinity, farthest = Float.infinity
+    if let region {
+      let offset = origin - region.centre
+      (nearest, farthest) = shellDepths(depth, cameraToCentre: (offset * offset).sum().squareRoot(), outer: region.outer)
+    }
+    var sums = FrameSums()
+    // The march works in voxel units from the lattice's first voxel corner.
+    let march = RayMarch(lattice: lattice, truncation: truncation, origin: origin)
+    // Rays in vertical strips of `Self.stripRays` rays, each strip top to bottom: the voxels a ray
+    // shares with the ray one row up were updated a strip's width ago, still in the sums' table.
+    let stripWidth = Self.stripRays * step
+    // One ray's voxels and signed distances (a ray visits at most `steps + 1`).
+    let samples = UnsafeMutablePointer<(cell: Int, distance: Float)>.allocate(capacity: march.steps + 1)
+    defer { samples.deallocate() }
+    depth.metres.withUnsafeBufferPointer { z in
+      colour.bgra.withUnsafeBufferPointer { bgra in
+        for left in Swift.stride(from: 1, to: depth.width - 1, by: stripWidth) {
+          for y in Swift.stride(from: 1, to: depth.height - 1, by: step) {
+            let rowRay = (Double(y) - k.cy) / k.fy * c1 + c2
+            let colourRow = colourY[y] * colour.width
+            for x in Swift.stride(from: left, to: min(left + stripWidth, depth.width - 1), by: step) {
+              let i = y * depth.width + x
+              let d = z[i]
+              guard d > 0, d >= nearest, d <= farthest, d.isFinite else { continue }
+              guard abs(z[i - 1] - d) <= jumpLimit, abs(z[i + 1] - d) <= jumpLimit, abs(z[i - depth.width] - d) <= jumpLimit,
+                abs(z[i + depth.width] - d) <= jumpLimit
+              else { continue }
+              // ray: point at optical depth s is origin + s·ray; its metric length per unit depth is |ray|.
+              let ray = (Double(x) - k.cx) / k.fx * c0 + rowRay
+              let rayLength = (ray * ray).sum().squareRoot()
+              let unit = ray / rayLength
+              let surfaceRange = Double(d) * rayLength
+              if let region {
+                let offset = origin + surfaceRange * unit - region.centre
+                let r2 = (offset * offset).sum()
+                guard r2 >= region.inner * region.inner && r2 <= region.outer * region.outer else { continue }
+              }
+              let c = 4 * (colourRow + colourX[x])
+              let rgb = SIMD3<Float>(Float(bgra[c + 2]), Float(bgra[c + 1]), Float(bgra[c]))
+              // The ray's voxels first, each one's table entry prefetched, then the updates: the
+              // same updates in the same order, the entries' loads (mostly misses of the first-level
+              // cache) overlapped instead of one after another.
+              var n = 0
+              march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in
+                samples[n] = (cell, signed)
+                n += 1
+                sums.prefetch(cell)
+              }
+              for j in 0..<n { sums.add(samples[j].cell, distance: samples[j].distance, colour: rgb) }
+            }
+          }
+        }
+      }
+    }
+    return sums.finish()
+  }
+
+  /// Rays across one strip of the frame's traversal (``frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``).
+  static let stripRays = 32
+
+  /// The pixel step that puts neighbouring rays about one voxel apart where this frame sees the
+  /// head: the voxel size over a pixel's footprint (median depth not beyond `region` / fx), rounded,
+  /// at least 1. Finer rays only add samples of the same voxels from the same frame, whose noise
+  /// the other frames average anyway (TrueDepth at 20–40 cm: 0.35–0.7 mm a pixel, so a step of 2
+  /// at 1 mm voxels).
+  func pixelStep(for frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?) -> Int {
+    let depth = frame.depth
+    guard depth.intrinsics.fx.isFinite, depth.intrinsics.fx > 0, depth.metres.count == depth.width * depth.height else { return 1 }
+    // No depth beyond the region's far side is on the head.
+    let farthest = region.map { r -> Double in
+      let offset = worldFromCamera.translation - r.centre
+      return (offset * offset).sum().squareRoot() + r.outer
+    } ?? .infinity
+    // A coarse sample of the depth (every 8th pixel each way) is enough for its median.
+    var sample: [Float] = []
+    sample.reserveCapacity(depth.metres.count / 64 + 1)
+    for y in Swift.stride(from: 0, to: depth.height, by: 8) {
+      for x in Swift.stride(from: 0, to: depth.width, by: 8) {
+        let d = depth.metres[y * depth.width + x]
+        guard d.isFinite, d > 0, Double(d) <= farthest else { continue }
+        sample.append(d)
+      }
+    }
+    guard !sample.isEmpty else { return 1 }
+    sample.sort()
+    let median = Double(sample[sample.count / 2])
+    let footprint = median / depth.intrinsics.fx
+    let ratio = lattice.voxelSize / footprint
+    guard ratio.isFinite else { return 1 }
+    return max(1, min(16, Int(ratio.rounded())))
+  }
+}
+
+/// The voxels one ray passes within the band, in half-voxel steps (voxel units from the lattice's
+/// first voxel corner, so a step costs a multiply-add and a floor).
+private struct RayMarch {
+  let origin: SIMD3<Double>
+  let voxelSize: Double
+  let truncation: Double
+  let side: Double
+  let blocksPerSide: Int
+  /// Half-voxel steps per band.
+  let steps: Int
+
+  init(lattice: VoxelLattice, truncation: Double, origin: SIMD3<Double>) {
+    voxelSize = lattice.voxelSize
+    self.origin = origin / voxelSize - SIMD3<Double>(lattice.originKey)
+    self.truncation = truncation
+    side = Double(lattice.side)
+    blocksPerSide = lattice.blocksPerSide
+    steps = Int((4 * truncation / voxelSize + 1e-9).rounded(.down))
+  }
+
+  /// Calls `body` with each voxel's cell and its signed distance (truncation units, −1…1, positive
+  /// on the camera's side) for the ray along `unit` whose surface is `surfaceRange` metres away.
+  ///
+  /// A sample's voxel is its coordinates' floor: tested against the cube first, so only
+  /// non-negative coordinates are converted, where truncation is the floor (no libm call).
+  @inline(__always)
+  func run(along unit: SIMD3<Double>, surfaceRange: Double, _ body: (Int, Float) -> Void) {
+    let surface = surfaceRange / voxelSize
+    let start = surface - truncation / voxelSize
+    let scale = voxelSize / truncation
+    var previous = -1
+    for n in 0...steps {
+      let q = origin + (start + 0.5 * Double(n)) * unit
+      // false for NaN too
+      guard q.x >= 0, q.y >= 0, q.z >= 0, q.x < side, q.y < side, q.z < side else { continue }
+      let x = Int(q.x), y = Int(q.y), z = Int(q.z)
+      let cell = (((x >> 3) * blocksPerSide + (y >> 3)) * blocksPerSide + (z >> 3)) << 9 | ((x & 7) << 6) | ((y & 7) << 3) | (z & 7)
+      guard cell != previous else { continue }
+      previous = cell
+      let key = SIMD3<Double>(Double(x), Double(y), Double(z))
+      let along = ((key + 0.5 - origin) * unit).sum()
+      let signed = (surface - along) * scale
+      if signed >= -1 { body(cell, Float(min(1, signed))) }
+    }
+  }
+}
+
+/// One frame's updates summed per voxel in a small direct-mapped table: neighbouring rays pass the
+/// same voxels, so most updates land on an entry already there; an entry pushed out by another
+/// voxel is handed over as it is (the volume adds sums, so a voxel handed over twice is the same).
+///
+/// The table is one block of 8192 entries of 32 bytes (256 KB): small enough to stay in a core's
+/// second-level cache while the frame streams past (a 1 MB table lost a third of the march's
+/// time to cache misses, docs/performance.md); the strips of the frame's rays keep the voxels a
+/// ray shares with its neighbours within a few hundred entries of each other. Owned by the
+/// frame's ``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``
+/// call: ``finish()`` hands the sums over and frees it.
+private struct FrameSums {
+  static let slotsLog2 = 13
+  fileprivate struct Entry {
+    var key: Int
+    var distance: Float
+    var weight: Float
+    var red: Float, green: Float, blue: Float
+  }
+  private let table: UnsafeMutablePointer<Entry>
+  private var out = SignedDistanceVolume.FrameUpdate()
+
+  init() {
+    table = .allocate(capacity: 1 << Self.slotsLog2)
+    table.initialize(repeating: Entry(key: -1, distance: 0, weight: 0, red: 0, green: 0, blue: 0), count: 1 << Self.slotsLog2)
+    out.reserve(1 << 16)
+  }
+
+  @inline(__always)
+  private static func slot(_ cell: Int) -> Int {
+    Int(truncatingIfNeeded: UInt(bitPattern: cell &* -7_046_029_254_386_353_131) >> UInt(64 - slotsLog2))
+  }
+
+  /// Starts bringing `cell`'s entry into the cache for an ``add(_:distance:colour:)`` soon after.
+  @inline(__always)
+  func prefetch(_ cell: Int) { gs_prefetch_for_write(table + Self.slot(cell)) }
+
+  @inline(__always)
+  mutating func add(_ cell: Int, distance: Float, colour: SIMD3<Float>) {
+    let entry = table + Self.slot(cell)
+    if entry.pointee.key != cell {
+      if entry.pointee.key >= 0 { out.append(entry.pointee) }
+      entry.pointee = Entry(key: cell, distance: distance, weight: 1, red: colour.x, green: colour.y, blue: colour.z)
+    } else {
+      entry.pointee.distance += distance
+      entry.pointee.weight += 1
+      entry.pointee.red += colour.x
+      entry.pointee.green += colour.y
+      entry.pointee.blue += colour.z
+    }
+  }
+
+  /// Every voxel's sums, in the order they were handed over; frees the table (call once, last).
+  mutating func finish() -> SignedDistanceVolume.FrameUpdate {
+    for slot in 0..<(1 << Self.slotsLog2) where table[slot].key >= 0 { out.append(table[slot]) }
+    table.deallocate()
+    return out
+  }
+}
+
+extension SignedDistanceVolume.FrameUpdate {
+  fileprivate mutating func reserve(_ count: Int) {
+    cells.reserveCapacity(count)
+    sums.reserveCapacity(count)
+    weights.reserveCapacity(count)
+  }
+
+  @inline(__always)
+  fileprivate mutating func append(_ entry: FrameSums.Entry) {
+    cells.append(entry.key)
+    sums.append(SIMD4(entry.distance, entry.red, entry.green, entry.blue))
+    weights.append(entry.weight)
+  }
+}

@@ -1,0 +1,166 @@
+import ArgumentParser
+import ArucoBridge
+import Figures
+import Foundation
+import OperatorGuidance
+import Registration
+import ScanIO
+
+/// `headscan inspect SCAN`: header, frames, duration, depth validity, marker statistics.
+struct InspectCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "inspect",
+    abstract: "Summarise a scan: header, frames, duration, depth validity and markers.",
+    discussion: """
+      Examples:
+        headscan inspect fixtures/scans/orbit-small
+        headscan inspect fixtures/scans/tiny.rgbdscan --stride 10 --json summary.json
+        headscan inspect fixtures/scans/orbit-small --snapshot frame.png --frame 12
+        headscan inspect fixtures/scans/orbit-small --overlap
+        headscan inspect fixtures/scans/orbit-small --overlap --milestones half
+      """)
+
+  @Argument(help: "A scan: a .rgbdscan file or a TUM-style folder (any format of ScanFormats.registered).")
+  var scan: String
+
+  @Option(help: "Look at every n-th frame only (faster on long scans).")
+  var stride: Int = 1
+
+  @Option(help: "Also write the summary as JSON (atomically).")
+  var json: String?
+
+  @Option(help: "Write a PNG of one frame: colour with detected markers outlined, beside its depth.")
+  var snapshot: String?
+
+  @Option(help: "The frame for --snapshot (default: the middle one).")
+  var frame: Int?
+
+  @Flag(help: "Show each marker's overlap state over time (red new, green linked, blue seen before) and the operator guidance.")
+  var overlap = false
+
+  @Option(help: "With --overlap: when progress is announced, as in the recorder app: quarter (25/50/75/100 %), half (50/100 %) or completion (100 % only).")
+  var milestones: MilestoneChoice = .quarter
+
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
+  @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    guard stride >= 1 else { throw ValidationError("--stride must be at least 1") }
+  }
+
+  struct Summary: Encodable {
+    var path: String
+    var format: String
+    var depth: String
+    var color: String
+    var intrinsics: CameraIntrinsics
+    var fps: Double
+    var dictionary: String
+    var markerSideLength: Double
+    var capMarkerCount: Int?
+    var patientID: String?
+    var recordedAt: String?
+    var frames: Int
+    var durationSeconds: Double
+    var framesInspected: Int
+    var depthValidFraction: Stats
+    var markersPerFrame: Stats
+    var framesWithoutMarkers: Int
+    var distinctMarkers: [Int]
+    var framesPerMarker: [String: Int]
+    var capCoveragePercent: Double?
+    var warnings: [String]
+  }
+
+  struct Stats: Encodable {
+    var mean: Double
+    var min: Double
+    var max: Double
+
+    init(_ values: [Double]) {
+      mean = values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
+      min = values.min() ?? 0
+      max = values.max() ?? 0
+    }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      for output in [json, snapshot].compactMap({ $0 }) { try checkOutput(output, isNot: [scan]) }
+      let format = try ScanFormats.format(of: scan)
+      let reader = try format.open(scan, options: try input.openOptions())
+      let h = reader.header
+      for warning in reader.warnings { printWarning(warning.description, options: global) }
+      let indices = Array(Swift.stride(from: 0, to: reader.frameCount, by: stride))
+      let detector = try naming(scan) { try MarkerDetector(dictionary: h.markers.dictionary) }
+      let progress = ProgressReporter("inspecting", total: indices.count, options: global)
+      let detections = try detectMarkers(in: reader, detector: detector, frames: indices) { done, _ in progress.update(done) }
+      var perMarker: [Int: Int] = [:]
+      for d in detections { for m in d.markers { perMarker[m.id, default: 0] += 1 } }
+      let summary = Summary(
+        path: scan, format: format.title,
+        depth: "\(h.depthWidth)×\(h.depthHeight) \(format.depthStorage(of: reader))",
+        color: "\(h.colorWidth)×\(h.colorHeight) BGRA", intrinsics: h.intrinsics, fps: h.fps,
+        dictionary: h.markers.dictionary, markerSideLength: h.markers.sideLength, capMarkerCount: h.capMarkerCount,
+        patientID: h.patientID, recordedAt: h.recordedAt, frames: reader.frameCount,
+        durationSeconds: try reader.duration(), framesInspected: detections.count,
+        depthValidFraction: Stats(detections.map(\.validDepthFraction)),
+        markersPerFrame: Stats(detections.map { Double($0.markers.count) }),
+        framesWithoutMarkers: detections.filter { $0.markers.isEmpty }.count,
+        distinctMarkers: perMarker.keys.sorted(),
+        framesPerMarker: Dictionary(uniqueKeysWithValues: perMarker.map { (String($0.key), $0.value) }),
+        capCoveragePercent: h.capMarkerCount.map { 100 * Double(perMarker.count) / Double($0) },
+        warnings: reader.warnings.map(\.description))
+      print(render(summary))
+      // A scan without frames is an error; its header was still worth printing.
+      if reader.frameCount == 0 { throw ScanIOError.noFrames(path: scan) }
+      if let json { try writeJSON(summary, to: json) }
+      if overlap {
+        let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: milestones.milestones) }
+        print(OverlapTimeline.render(feedback))
+      }
+      if let snapshot {
+        let index = frame ?? reader.frameCount / 2
+        let image = try reader.frame(at: index)
+        let markers = try detector.detect(bgra: image.color.bgra, width: image.color.width, height: image.color.height)
+        try Snapshot.write(frame: image, markers: markers, to: snapshot)
+        print("snapshot    frame \(index) with \(markers.count) markers → \(snapshot)")
+      }
+    }
+  }
+
+  func render(_ s: Summary) -> String {
+    let i = s.intrinsics
+    var lines = [
+      "scan        \(s.path) (\(s.format))",
+      "depth       \(s.depth), colour \(s.color)",
+      String(format: "camera      fx %.1f fy %.1f cx %.1f cy %.1f at %d×%d, %.0f fps", i.fx, i.fy, i.cx, i.cy, i.width, i.height, s.fps),
+      String(format: "markers     %@, side %.1f mm, cap of %@", s.dictionary, s.markerSideLength * 1000, s.capMarkerCount.map(String.init) ?? "unknown size"),
+    ]
+    if let p = s.patientID { lines.append("patient     \(p)\(s.recordedAt.map { ", recorded \($0)" } ?? "")") }
+    lines.append(String(format: "frames      %d over %.2f s%@", s.frames, s.durationSeconds, s.framesInspected == s.frames ? "" : " (\(s.framesInspected) inspected)"))
+    lines.append(String(format: "depth       %.0f %% of pixels valid on average (min %.0f %%, max %.0f %%)", 100 * s.depthValidFraction.mean, 100 * s.depthValidFraction.min, 100 * s.depthValidFraction.max))
+    lines.append(String(format: "detections  %.1f markers a frame (min %.0f, max %.0f), %d frames without any", s.markersPerFrame.mean, s.markersPerFrame.min, s.markersPerFrame.max, s.framesWithoutMarkers))
+    var seen = "\(s.distinctMarkers.count) distinct ids"
+    if let coverage = s.capCoveragePercent { seen += String(format: " = %.0f %% of the cap", coverage) }
+    lines.append("seen        " + seen)
+    if !s.distinctMarkers.isEmpty {
+      lines.append("per id      " + s.distinctMarkers.map { "\($0):\(s.framesPerMarker[String($0)] ?? 0)" }.joined(separator: " "))
+    }
+    return lines.joined(separator: "\n")
+  }
+}
+
+/// `inspect --milestones`: the recorder app's progress announcement settings.
+enum MilestoneChoice: String, ExpressibleByArgument, CaseIterable {
+  case quarter, half, completion
+
+  var milestones: ProgressMilestones {
+    switch self {
+    case .quarter: return .everyQuarter
+    case .half: return .everyHalf
+    case .completion: return .completion
+    }
+  }
+}

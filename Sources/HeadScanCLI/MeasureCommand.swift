@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import HeadScan
+import Figures
+import _HeadScanSupport
+
+extension CVAIDenominator: ExpressibleByArgument {}
+
+/// Where `measure` takes the head frame from.
+enum HeadFrameSource: String, ExpressibleByArgument, CaseIterable {
+  /// The four landmarks (contract §3–4).
+  case landmarks
+  /// The head's mirror symmetry and open side (no landmarks needed).
+  case auto
+}
+
+/// `headscan measure SCAN --landmarks L.json --json REPORT.json` (contract §6).
+struct MeasureCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "measure",
+    abstract: "Reconstruct a scan and compute CVAI, CVA, diagonals, CI, circumference and severity.",
+    discussion: """
+      The head frame comes from the four landmarks (contract §3–4); layers 1 mm apart from the
+      ears' plane up; the measurement level is the parabola vertex over the longest layer ± 10 mm.
+      Numbers in mm and percent.
+
+      Examples:
+        headscan measure fixtures/scans/orbit-small --landmarks fixtures/scans/orbit-small.landmarks.json --json report.json
+        headscan measure scan.rgbdscan --landmarks scan.landmarks.json --json report.json --cvai-denominator shorter
+        headscan measure scan.rgbdscan --json report.json --plots figures
+        headscan measure scan.rgbdscan --landmarks auto --json report.json
+        headscan measure scan.rgbdscan --frame auto --json report.json
+        headscan measure scan.rgbdscan --json report.json --html report.html
+      """)
+
+  @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
+  var scan: String
+
+  @Option(help: "The landmarks file (contract §3); default SCAN's name with .landmarks.json; `auto` finds them on the reconstruction (refused, naming the landmark, when one is found with too little confidence; a file named auto: ./auto). Not with --frame auto.")
+  var landmarks: String?
+
+  @Option(help: "Head frame from: landmarks (contract §4, the default) or auto (experimental: the head's mirror symmetry and the cap's axis, no landmarks; a few degrees off the landmarks' frame, which moves CVAI by points on asymmetric heads).")
+  var frame: HeadFrameSource = .landmarks
+
+  @Option(help: "Where to write the report (JSON, atomically).")
+  var json: String?
+
+  @Option(help: "How layers become contours: binned-medians (1° bins of median radii, the default) or fourier-fit (a smooth curve fitted to the points, order by cross-validation: noise adds no length).")
+  var contour: ContourMethod = .binnedMedians
+
+  @Option(help: "CVAI denominator: longer (A, the default) or shorter (B).")
+  var cvaiDenominator: CVAIDenominator = .longer
+
+  @Option(help: "Write the clinical report page here: one self-contained HTML file (measures with 95 % intervals, severity scale, contour, views of the head, registration quality) that prints on A4.")
+  var html: String?
+
+  @Option(help: "Also write the fused cloud (binary PLY).")
+  var cloud: String?
+
+  @Option(help: "Write SVG figures here: contour.svg (the ML contour with its chords), layers.svg, perimeter.svg.")
+  var plots: String?
+
+  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
+  @OptionGroup(title: "Scan input") var input: ScanInputOptions
+
+  @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    if frame == .auto, landmarks != nil {
+      throw ValidationError("--frame auto finds the head frame without landmarks: drop --landmarks, or drop --frame auto to use them")
+    }
+  }
+
+  func run() throws {
+    try reportingErrors {
+      let source: LandmarkSource =
+        frame == .auto ? .automaticFrame : landmarks == "auto" ? .automaticLandmarks : landmarks.map { .file($0) } ?? .besideScan
+      let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 }
+      for output in [json, cloud, html].compactMap({ $0 }) { try checkOutput(output, isNot: inputs) }
+      var options = MeasureOptions.default
+      options.denominator = cvaiDenominator
+      options.contour = contour
+      options.reconstruction.focalLength = depthLifting.focalLength
+      options.scan = try input.openOptions()
+      let reconstructionBars = stageProgress(global)
+      let measured = try measureScan(at: scan, landmarks: source, options: options) { event in
+        switch event {
+        case .warning(let line): printWarning(line, options: global)
+        case .reconstructing(let stage, let done, let total): reconstructionBars(stage, done, total)
+        case .measuring, .bootstrapping: break
+        }
+      }
+      if let json { try AtomicFile.write(try measured.report.jsonData(), to: json) }
+      if let cloud {
+        try AtomicFile.write(PLYFormat.encode(measured.reconstruction.cloud, comment: "headscan measure \(scan)"), to: cloud)
+      }
+      if let plots { try writePlots(measured.measurement, to: plots) }
+      if let html { try writeReportPage(measured, to: html) }
+      print(Self.summary(measured))
+    }
+  }
+
+  /// The contour, layer and perimeter figures.
+  func writePlots(_ measurement: HeadMeasurement, to folder: String) throws {
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      throw CommandError("\(folder): cannot create the folder: \((error as NSError).localizedDescription)")
+    }
+    let figures = [
+      ("contour.svg", HeadPlots.contourAtLevel(measurement, denominator: cvaiDenominator)),
+      ("layers.svg", HeadPlots.stackedLayers(measurement)),
+      ("perimeter.svg", HeadPlots.perimeterByHeight(measurement)),
+    ]
+    for (name, svg) in figures { try AtomicFile.write(Data(svg.utf8), to: folder + "/" + name) }
+  }
+
+  /// The clinical report page: the report with its measurement, the head's cloud in the head
+  /// frame and the quality notes its JSON carries.
+  func writeReportPage(_ measured: ScanMeasurement, to path: String) throws {
+    let surface = HeadSurface(headPointsInMetres: measured.headFrame.headPoints(of: measured.reconstruction.cloud))
+    let notes = QualityNote.notes(fromReportJSON: try measured.report.jsonData())
+    let page = ScanReportPage(report: measured.report, measurement: measured.measurement, surface: surface, notes: notes)
+    try AtomicFile.write(Data(page.html.utf8), to: path)
+  }
+
+  /// The printed result: measures with their intervals, registration and time.
+  static func summary(_ measured: ScanMeasurement) -> String {
+    let report = measured.report, result = measured.reconstruction, m = measured.measurement.measures
+    let intervals = measured.intervals, time = measured.timings
+    func range(_ i: Interval95?) -> String { i.map { String(format: " [%.1f, %.1f]", $0.low, $0.high) } ?? "" }
+    let origin = measured.headFrame.source == .automatic ? "lowest scanned layer (automatic head frame)" : "ears' plane"
+    return String(
+      format: """
+        CVAI        %.1f %%%@ (%@ denominator)   severity %d (CHOA)   flattening: %@
+        CVA         %.1f mm%@   diagonals A %.1f mm%@, B %.1f mm%@
+        CI          %.1f%@ (%@)   length %.1f mm, width %.1f mm
+        HC          %.1f mm%@ at %.1f mm above the %@ (%.0f %% of the contour measured)
+        registered  %d of %d frames, %d markers, corner RMS %.2f mm
+        time        %.1f s: reconstruction %.1f, head frame and measures %.1f, intervals %.1f
+        """,
+      report.cvai, range(intervals?.cvai), (report.cvaiDenominator ?? .longer).rawValue, report.severity, m.flattenedSide.rawValue,
+      report.cva, range(intervals?.cva), report.diagonalA, range(intervals?.diagonalA), report.diagonalB,
+      range(intervals?.diagonalB), report.ci, range(intervals?.ci), m.cranialIndexClass.rawValue, report.length,
+      report.width, report.circumference, range(intervals?.circumference), report.measurementLevel, origin,
+      measured.measurement.contourAtLevel.measuredFraction * 100, result.framesRegistered, result.frames.count,
+      result.markers.count, result.cornerRMS * 1000,
+      time.total, time.reconstruction.total, time.measuring, time.bootstrapping)
+      + "\n" + focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed).joined(separator: "\n")
+      + (report.contourIncomplete == true
+        ? String(
+          format: "\nwarning     incomplete scan: only %.0f %% of the contour at the measurement level is measured (under %.0f %%); the rest is bridged",
+          measured.measurement.contourAtLevel.measuredFraction * 100, MeasureReport.completeContourPercent) : "")
+  }
+}
+
+extension ContourMethod: ExpressibleByArgument {}

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Batch
+
+/// `batch`'s options for a Slurm cluster: submit the batch as a job array, or collect what it wrote.
+struct SlurmOptions: ParsableArguments {
+  @Flag(help: "Submit the scans as a Slurm job array (sbatch) instead of measuring them here, then exit.")
+  var slurm = false
+
+  @Option(help: ArgumentHelp("Slurm partition (default: the cluster's default).", valueName: "name"))
+  var partition: String?
+
+  @Option(help: ArgumentHelp("Time limit of one array task, Slurm's format.", valueName: "[d-]hh:mm:ss"))
+  var time = "00:10:00"
+
+  @Option(help: "CPUs of one array task.")
+  var cpus = 2
+
+  @Option(help: ArgumentHelp("Memory of one array task, Slurm's format (e.g. 4G, 1500M).", valueName: "size"))
+  var mem = "4G"
+
+  @Option(help: ArgumentHelp("Array tasks running at once (default: as many as Slurm allows).", valueName: "n"))
+  var maxParallel: Int?
+
+  @Option(help: ArgumentHelp("Scans measured one after the other by one array task.", valueName: "n"))
+  var scansPerTask = 1
+
+  @Option(
+    help: ArgumentHelp(
+      "One more line for the job script's #SBATCH header, e.g. --sbatch-option=--account=lab (repeatable).",
+      valueName: "option"))
+  var sbatchOption: [String] = []
+
+  @Flag(help: "With --slurm: write the job script and the tasks' scan lists, but do not submit.")
+  var dryRun = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Merge the reports a --slurm batch's tasks wrote into OUT and OUT/summary.csv; list failed and unfinished scans.",
+      valueName: "out"))
+  var collect: String?
+
+  /// A job-array task's share: measure only these scans of the folder (names without extension).
+  @Option(help: .hidden)
+  var only: [String] = []
+
+  /// Whether this run goes through Slurm rather than measuring here.
+  var isUsed: Bool { slurm || collect != nil }
+
+  func validate() throws {
+    if slurm && collect != nil { throw ValidationError("--slurm submits and --collect merges: give one of them") }
+    if !only.isEmpty && isUsed { throw ValidationError("--only is for the tasks of a --slurm batch") }
+    guard slurm else {
+      let given = [
+        partition != nil ? "--partition" : nil, maxParallel != nil ? "--max-parallel" : nil,
+        sbatchOption.isEmpty ? nil : "--sbatch-option", dryRun ? "--dry-run" : nil,
+      ].compactMap { $0 }
+      if let first = given.first { throw ValidationError("\(first) needs --slurm") }
+      return
+    }
+    if cpus < 1 { throw ValidationError("--cpus must be at least 1") }
+    if scansPerTask < 1 { throw ValidationError("--scans-per-task must be at least 1") }
+    if let maxParallel, maxParallel < 1 { throw ValidationError("--max-parallel must be at least 1") }
+    if time.isEmpty || !(time.allSatisfy({ $0.isNumber || $0 == ":" || $0 == "-" }) || ["UNLIMITED", "INFINITE"].contains(time)) {
+      throw ValidationError("--time must be Slurm's [days-]hours:minutes:seconds, e.g. 00:10:00, not '\(time)'")
+    }
+    if mem.isEmpty || !mem.allSatisfy({ $0.isNumber || "KMGTkmgt".contains($0) }) {
+      throw ValidationError("--mem must be a size like 4G or 1500M, not '\(mem)'")
+    }
+    for option in sbatchOption where !option.hasPrefix("-") || option.contains("\n") {
+      throw ValidationError("--sbatch-option takes one sbatch option such as --account=lab, not '\(option)'")
+    }
+  }
+
+  /// The job array's settings.
+  var settings: SlurmSettings {
+    var settings = SlurmSettings.default
+    settings.partition = partition
+    settings.time = time
+    settings.cpus = cpus
+    settings.mem = mem
+    settings.maxParallel = maxParallel
+    settings.scansPerTask = scansPerTask
+    settings.sbatchOptions = sbatchOption
+    return settings
+  }
+}

@@ -1,0 +1,256 @@
+import ArucoBridge
+import Foundation
+import PointCloud
+import ScanIO
+import _HeadScanSupport
+
+/// One marker seen in one frame, lifted to 3D in that frame's camera frame (metres).
+public struct LiftedMarker: Sendable, Hashable {
+  /// Marker id.
+  public var id: Int
+  /// The detected corners, colour-image pixels, OpenCV order.
+  public var pixelCorners: [SIMD2<Double>]
+  /// The corners in the camera frame, metres.
+  public var cameraCorners: [SIMD3<Double>]
+  /// Best-fit pose of a flat square of the marker's side to the corners.
+  public var cameraFromMarker: RigidTransform
+  /// RMS distance from the corners to that square, metres.
+  public var residual: Double
+  /// How the corners were lifted.
+  public var method: LiftMethod
+  /// Corners whose neighbourhood had too little depth (0…4).
+  public var cornersWithoutDepth: Int
+  /// The corners from the parts of the border edges next to each (`DetectedMarker`'s
+  /// `refinedAlongEdges(in:cellsAcross:span:)` with span 0.6): noisier in one view, and
+  /// measured to triangulate the marker map better over many (docs/registration.md). Lifting
+  /// and resection, one view at a time, use ``pixelCorners``. The same as ``pixelCorners``
+  /// without edge refinement.
+  public var triangulationCorners: [SIMD2<Double>]
+  /// Robust spread (1.4826 · MAD) of the sticker's depth pixels about the smooth surface fitted
+  /// through them, metres: this view's depth noise at the sticker's distance. `nil` when the
+  /// corners were not lifted from one fit over the whole sticker.
+  public var depthSpread: Double?
+
+  /// A lifted marker from its parts (e.g. a synthetic observation).
+  public init(
+    id: Int, pixelCorners: [SIMD2<Double>], cameraCorners: [SIMD3<Double>], cameraFromMarker: RigidTransform, residual: Double,
+    method: LiftMethod, cornersWithoutDepth: Int, triangulationCorners: [SIMD2<Double>], depthSpread: Double? = nil
+  ) {
+    self.depthSpread = depthSpread
+    self.id = id
+    self.pixelCorners = pixelCorners
+    self.cameraCorners = cameraCorners
+    self.cameraFromMarker = cameraFromMarker
+    self.residual = residual
+    self.method = method
+    self.cornersWithoutDepth = cornersWithoutDepth
+    self.triangulationCorners = triangulationCorners
+  }
+
+  /// Cosine between the marker's normal and the line of sight (1 = seen squarely).
+  public var facing: Double {
+    let normal = cameraFromMarker.rotation * SIMD3(0, 0, 1)
+    return -normal.dot(cameraFromMarker.translation.normalized)
+  }
+}
+
+extension LiftedMarker {
+  /// Lifts a detected marker with the frame's depth; falls back to PnP when depth is missing.
+  ///
+  /// Each corner's depth comes from a plane `z = c + a·du + b·dv` fitted by least
+  /// squares to the valid depth pixels in a small window around it, refitted once
+  /// without samples farther than 3 robust σ (MAD); the corner is the corner ray
+  /// at depth `c`. When a corner has no usable depth or the quad's sides are not
+  /// the printed side, the pose comes from the 2D corners (IPPE square PnP).
+  /// - Returns: `nil` when neither way gives a trustworthy pose.
+  public init?(marker: DetectedMarker, depth: DepthMap, colour: CameraIntrinsics, sideLength: Double, options: LiftingOptions = .init()) {
+    // Four corners within a million pixels of the image: anything else is no marker of this image.
+    guard marker.corners.count == 4, marker.corners.allSatisfy({ $0.x.magnitude < 1e6 && $0.y.magnitude < 1e6 }),
+      depth.width > 0, depth.height > 0, colour.width > 0, colour.height > 0
+    else { return nil }
+    let sx = Double(depth.width) / Double(colour.width), sy = Double(depth.height) / Double(colour.height)
+    let depthCorners = marker.corners.map { SIMD2(($0.x + 0.5) * sx - 0.5, ($0.y + 0.5) * sy - 0.5) }
+    var corners: [SIMD3<Double>] = []
+    var missing = 0
+    var spread: Double?
+    if let surface = Self.stickerSurfaceDepths(depth, corners: depthCorners, minimumSamples: 8 * options.minimumSamples) {
+      corners = zip(depthCorners, surface.depths).map { depth.intrinsics.unproject(u: $0.0.x, v: $0.0.y, depth: $0.1) }
+      spread = surface.spread
+    } else {
+      let radius = max(2, Int((Double(options.windowRadius) * Double(max(depth.width, depth.height)) / 640).rounded()))
+      for c in depthCorners {
+        if let z = Self.cornerDepth(depth, u: c.x, v: c.y, radius: radius, minimumSamples: options.minimumSamples) {
+          corners.append(depth.intrinsics.unproject(u: c.x, v: c.y, depth: z))
+        } else {
+          missing += 1
+        }
+      }
+    }
+    let model = RigidTransform.squareModel(side: sideLength)
+    if missing == 0 {
+      let sides = (0..<4).map { (corners[($0 + 1) % 4] - corners[$0]).length }
+      if sides.allSatisfy({ abs($0 - sideLength) <= options.sideTolerance * sideLength }),
+        let (pose, rms) = try? NativeGeometry.rigidFit(from: model, to: corners)
+      {
+        self.init(
+          id: marker.id, pixelCorners: marker.corners, cameraCorners: corners, cameraFromMarker: pose,
+          residual: rms, method: .depth, cornersWithoutDepth: 0, triangulationCorners: marker.corners, depthSpread: spread)
+        if facing < options.minimumFacing { return nil }
+        return
+      }
+    }
+    guard
+      let square = try? PnPPose(
+        squareCorners: marker.corners, sideLength: sideLength, fx: colour.fx, fy: colour.fy, cx: colour.cx, cy: colour.cy),
+      square.reprojectionRMS <= options.maximumReprojection, square.translation.z > 0
+    else { return nil }
+    let pose = RigidTransform(rotation: Rotation3(rotationVector: square.rotationVector), translation: square.translation)
+    self.init(
+      id: marker.id, pixelCorners: marker.corners, cameraCorners: model.map(pose.apply), cameraFromMarker: pose,
+      residual: 0, method: .pnp, cornersWithoutDepth: missing, triangulationCorners: marker.corners)
+    if facing < options.minimumFacing { return nil }
+  }
+
+  /// Depth at the four corners from one quadric in inverse depth `1/z(du, dv)` fitted to every valid depth pixel of the
+  /// sticker (the quad enlarged by a quarter, which takes in its white margin), robustly refitted once.
+  ///
+  /// Hundreds of samples instead of a few dozen per corner, and the quadric follows the cap's
+  /// curvature, so the corners' depths are both less noisy and unbiased. Returns them with the
+  /// samples' robust spread about the first fit (metres). `nil` when too little of the sticker
+  /// has depth, when the fit leaves a spread over 3 mm (an edge of the head, a step in the
+  /// depth — far above TrueDepth's noise at any working distance) or when a corner's
+  /// neighbourhood has no depth at all (too close).
+  static func stickerSurfaceDepths(
+    _ depth: DepthMap, corners: [SIMD2<Double>], minimumSamples: Int
+  ) -> (depths: [Double], spread: Double)? {
+    guard corners.count == 4, corners.allSatisfy({ $0.x.magnitude < 1e6 && $0.y.magnitude < 1e6 }) else { return nil }
+    let centre = corners.reduce(SIMD2<Double>.zero, +) / 4
+    let scale = max(1, corners.map { (($0 - centre) * ($0 - centre)).sum().squareRoot() }.reduce(0) { max($0, $1) })
+    let grown = corners.map { centre + ($0 - centre) * 1.25 }
+    let low = grown.reduce(SIMD2<Double>(repeating: .infinity)) { pointwiseMin($0, $1) }
+    let high = grown.reduce(SIMD2<Double>(repeating: -.infinity)) { pointwiseMax($0, $1) }
+    let x0 = max(0, Int(low.x.rounded(.down))), x1 = min(depth.width - 1, Int(high.x.rounded(.up)))
+    let y0 = max(0, Int(low.y.rounded(.down))), y1 = min(depth.height - 1, Int(high.y.rounded(.up)))
+    guard x0 < x1, y0 < y1 else { return nil }
+    // Every corner needs some depth of its own nearby, or the quadric would extrapolate.
+    for c in corners {
+      guard let rows = window(around: c.y, radius: 2, size: depth.height), let columns = window(around: c.x, radius: 2, size: depth.width)
+      else { return nil }
+      var found = 0
+      for y in rows {
+        for x in columns where depth[x, y].isFinite { found += 1 }
+      }
+      if found < 4 { return nil }
+    }
+    func inside(_ p: SIMD2<Double>) -> Bool {
+      var sign = 0.0
+      for k in 0..<4 {
+        let a = grown[k], b = grown[(k + 1) % 4]
+        let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+        if sign == 0 { sign = cross } else if cross * sign < 0 { return false }
+      }
+      return true
+    }
+    var samples: [(u: Double, v: Double, z: Double)] = []
+    for y in y0...y1 {
+      for x in x0...x1 {
+        let z = depth[x, y]
+        guard z.isFinite, inside(SIMD2(Double(x), Double(y))) else { continue }
+        // Inverse depth: exactly linear in pixel coordinates for a plane, however obliquely seen.
+        samples.append(((Double(x) - centre.x) / scale, (Double(y) - centre.y) / scale, 1 / Double(z)))
+      }
+    }
+    guard samples.count >= minimumSamples, var fit = quadricFit(samples) else { return nil }
+    // Residuals in metres (δz ≈ z² δw).
+    let residuals = samples.map { s -> Double in
+      let z = 1 / s.z
+      return abs(1 / quadric(fit, s.u, s.v) - z)
+    }
+    guard !residuals.isEmpty else { return nil }
+    let mad = upperMedian(residuals) * 1.4826
+    let kept = zip(samples, residuals).filter { $0.1 <= max(0.001, 3 * mad) }.map(\.0)
+    guard kept.count >= minimumSamples, let refit = quadricFit(kept), mad < 0.003 else { return nil }
+    fit = refit
+    let depths = corners.map { 1 / quadric(fit, ($0.x - centre.x) / scale, ($0.y - centre.y) / scale) }
+    return depths.allSatisfy { $0 > 0 && $0.isFinite } ? (depths, mad) : nil
+  }
+
+  static func quadric(_ q: [Double], _ u: Double, _ v: Double) -> Double {
+    q[0] + q[1] * u + q[2] * v + q[3] * u * u + q[4] * u * v + q[5] * v * v
+  }
+
+  /// Least-squares `z = q0 + q1 u + q2 v + q3 u² + q4 uv + q5 v²`.
+  static func quadricFit(_ s: [(u: Double, v: Double, z: Double)]) -> [Double]? {
+    NativeGeometry.leastSquares(s, unknowns: 6) { q, a in
+      (a[0], a[1], a[2], a[3], a[4], a[5]) = (1, q.u, q.v, q.u * q.u, q.u * q.v, q.v * q.v)
+      return q.z
+    }
+  }
+
+  /// Robust local-plane depth at sub-pixel (u, v) of the depth map, metres.
+  static func cornerDepth(_ depth: DepthMap, u: Double, v: Double, radius: Int, minimumSamples: Int) -> Double? {
+    guard let rows = window(around: v, radius: radius, size: depth.height), let columns = window(around: u, radius: radius, size: depth.width)
+    else { return nil }
+    var samples: [(du: Double, dv: Double, z: Double)] = []
+    samples.reserveCapacity(rows.count * columns.count)
+    for y in rows {
+      for x in columns {
+        let z = depth[x, y]
+        if z.isFinite { samples.append((Double(x) - u, Double(y) - v, Double(z))) }
+      }
+    }
+    guard samples.count >= minimumSamples, var fit = planeFit(samples) else { return nil }
+    // One robust refit: drop samples beyond 3 MAD-σ (at least 1 mm) from the first plane.
+    let residuals = samples.map { abs($0.z - (fit.c + fit.a * $0.du + fit.b * $0.dv)) }
+    guard !residuals.isEmpty else { return nil }
+    let mad = upperMedian(residuals) * 1.4826
+    let limit = max(0.001, 3 * mad)
+    let kept = zip(samples, residuals).filter { $0.1 <= limit }.map(\.0)
+    guard kept.count >= minimumSamples, let refit = planeFit(kept) else { return nil }
+    fit = refit
+    guard fit.c > 0, fit.c.isFinite else { return nil }
+    return fit.c
+  }
+
+  /// Least-squares `z = c + a·du + b·dv`.
+  static func planeFit(_ s: [(du: Double, dv: Double, z: Double)]) -> (a: Double, b: Double, c: Double)? {
+    guard let x = NativeGeometry.leastSquares(s, unknowns: 3, row: { q, a in (a[0], a[1], a[2]) = (q.du, q.dv, 1); return q.z })
+    else { return nil }
+    return (x[0], x[1], x[2])
+  }
+}
+
+/// The pixels within `radius` of the one nearest `coordinate` that lie in `0..<size`; `nil`
+/// when none do (or the coordinate is not finite).
+func window(around coordinate: Double, radius: Int, size: Int) -> ClosedRange<Int>? {
+  let nearest = coordinate.rounded()
+  guard nearest.isFinite, nearest > -1e9, nearest < 1e9, radius >= 0 else { return nil }
+  let centre = Int(nearest)
+  let low = max(0, centre - radius), high = min(size - 1, centre + radius)
+  return low <= high ? low...high : nil
+}
+
+/// How a marker's corners got their 3D position.
+public enum LiftMethod: String, Sendable, Hashable, Codable {
+  /// From the registered depth map around each corner.
+  case depth
+  /// From the 2D corners and the known marker side (PnP), where depth was missing.
+  case pnp
+}
+
+/// Parameters of the corner lifting.
+public struct LiftingOptions: Sendable, Hashable {
+  /// Half-size of the depth window around a corner, pixels at 640 px width (scaled with the map).
+  public var windowRadius = 4
+  /// Fewest valid depth samples for a corner fit.
+  public var minimumSamples = 10
+  /// A quad whose sides differ from the printed side by more than this fraction is not trusted.
+  public var sideTolerance = 0.15
+  /// A PnP pose whose reprojection RMS exceeds this (pixels) is rejected.
+  public var maximumReprojection = 2.0
+  /// Markers seen more obliquely than this (cosine between normal and line of sight) are not used:
+  /// their corners and depth are the least reliable.
+  public var minimumFacing = 0.4
+
+  public init() {}
+}

@@ -1,0 +1,167 @@
+import ArucoBridge
+import ScanIO
+import _HeadScanSupport
+
+/// The observation stage's result for a whole scan: one ``FrameObservation`` per frame, in
+/// frame order, with what they add up to.
+public struct ScanObservations: Sendable {
+  /// The scan's path, colour intrinsics and marker side.
+  public var context: ScanContext
+  /// One per frame, in frame order (position = frame index).
+  public var frames: [FrameObservation]
+  /// Distinct cap ids detected anywhere, ascending.
+  public var markersDetected: [Int]
+  /// Detections dropped because their id is not on the cap, over all frames.
+  public var offCapDetections: Int
+  /// Frames with at least one valid depth sample.
+  public var framesWithDepth: Int
+  /// Frames whose markers were searched for in the whole image; the others were searched only
+  /// around the markers of the frames before them (``ObservationOptions/wholeImageSearchInterval``).
+  public var wholeImageSearches: Int
+
+  /// Observations of a scan (for a caller that observed frames itself); the sums are worked out.
+  public init(context: ScanContext, frames: [FrameObservation], wholeImageSearches: Int? = nil) {
+    self.context = context
+    self.wholeImageSearches = wholeImageSearches ?? frames.count
+    self.frames = frames
+    markersDetected = Set(frames.flatMap { $0.lifted.map(\.id) }).union(frames.flatMap(\.diagnostics.detectedIDs)).sorted()
+    offCapDetections = frames.reduce(0) { $0 + $1.offCapDetections }
+    framesWithDepth = frames.filter(\.hasDepth).count
+  }
+
+  /// Markers lifted by depth and by PnP, over all frames.
+  public var lifted: (depth: Int, pnp: Int) {
+    frames.reduce((0, 0)) { ($0.0 + $1.diagnostics.liftedByDepth, $0.1 + $1.diagnostics.liftedByPnP) }
+  }
+}
+
+/// The observation stage for a whole scan: every frame read, its markers detected and lifted
+/// (``observeFrame(_:detector:capMarkerCount:sideLength:options:)``), in parallel batches of runs
+/// of consecutive frames; the result is in frame order and does not depend on thread timing.
+///
+/// Within a run of ``ObservationOptions/wholeImageSearchInterval`` frames, the first frame is
+/// searched whole and each later one only around the markers seen earlier in the run (grown by
+/// the movement seen between frames), again whole when that misses some of the previous frame's
+/// cap markers and the ones it found moved more than half what their regions allowed (or none
+/// was found). A marker that comes into view is found at the next run's start at the latest.
+/// - Parameter progress: called on the calling thread with (frames done, frames) after each batch.
+/// - Throws: ``ReconstructionError/noDepth(path:)`` or ``ReconstructionError/noMarkers(path:)``
+///   when no frame has depth or markers; `ScanIOError` or `ArucoError` from reading and detecting.
+public func observeScan(
+  _ scan: any ScanReader, options: ObservationOptions = .default, progress: ((Int, Int) -> Void)? = nil
+) throws -> ScanObservations {
+  guard scan.frameCount > 0 else { throw ScanIOError.noFrames(path: scan.path) }
+  let detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: options.detector)
+  let side = scan.header.markers.sideLength
+  let capCount = scan.header.capMarkerCount
+  let runLength = max(1, options.wholeImageSearchInterval)
+  let runs = stride(from: 0, to: scan.frameCount, by: runLength).map { $0..<min(scan.frameCount, $0 + runLength) }
+  var frames: [FrameObservation] = []
+  frames.reserveCapacity(scan.frameCount)
+  var wholeImageSearches = 0
+  try forEachInParallelBatches(
+    runs,
+    work: { run in
+      try observeRun(run, of: scan, detector: detector, capMarkerCount: capCount, sideLength: side, options: options)
+    },
+    consume: {
+      frames.append(contentsOf: $0.frames)
+      wholeImageSearches += $0.wholeImageSearches
+    },
+    progress: { done, _ in progress?(runs[done - 1].upperBound, scan.frameCount) })
+  let observations = ScanObservations(
+    context: ScanContext(path: scan.path, colour: scan.header.colorIntrinsics, markerSideLength: side), frames: frames,
+    wholeImageSearches: wholeImageSearches)
+  guard observations.framesWithDepth > 0 else { throw ReconstructionError.noDepth(path: scan.path) }
+  guard !observations.markersDetected.isEmpty else { throw ReconstructionError.noMarkers(path: scan.path) }
+  return observations
+}
+
+/// Observes consecutive frames one after another, tracking the cap markers from frame to frame
+/// (see ``observeScan(_:options:progress:)``).
+private func observeRun(
+  _ run: Range<Int>, of scan: any ScanReader, detector: MarkerDetector, capMarkerCount: Int?, sideLength: Double,
+  options: ObservationOptions
+) throws -> (frames: [FrameObservation], wholeImageSearches: Int) {
+  var tracker = MarkerTracker()
+  var observations: [FrameObservation] = []
+  var wholeImageSearches = 0
+  for (position, index) in run.enumerated() {
+    let frame = try scan.frame(at: index)
+    let width = frame.color.width, height = frame.color.height
+    let grey = frame.color.grey()
+    let onCap = { (marker: DetectedMarker) in capMarkerCount.map { marker.id < $0 } ?? true }
+    var found: [DetectedMarker]?
+    if position > 0 && !tracker.isEmpty {
+      let regions = tracker.regions(frame: position, contextMargin: detector.regionMargin, width: width, height: height)
+      let tracked = try detector.detect(grey: grey, width: width, height: height, in: regions)
+      // Markers of the previous frame not found again were lost to the view or to blur, unless
+      // the camera sped up: searched whole when those found used more than half their
+      // allowance, or when none was found.
+      let onCapTracked = tracked.filter(onCap)
+      if tracker.previousIDs.isSubset(of: onCapTracked.map(\.id)) {
+        found = tracked
+      } else if let moved = tracker.movement(of: onCapTracked), moved <= tracker.allowance / 2 {
+        found = tracked
+      }
+    }
+    if found == nil { wholeImageSearches += 1 }
+    let detected = try found ?? detector.detect(grey: grey, width: width, height: height)
+    tracker.record(detected.filter(onCap), frame: position)
+    observations.append(
+      observeFrame(
+        frame, grey: grey, detected: detected, detector: detector, capMarkerCount: capMarkerCount, sideLength: sideLength,
+        options: options))
+  }
+  return (observations, wholeImageSearches)
+}
+
+/// Settings of the observation stage (``observeFrame(_:detector:capMarkerCount:sideLength:options:)``,
+/// ``observeScan(_:options:progress:)``): how markers are found in a frame and lifted to 3D.
+public struct ObservationOptions: Sendable, Hashable {
+  /// Detector parameters (sub-pixel corners by default).
+  public var detector = DetectorParameters.subpixel
+  /// How corners are lifted to 3D.
+  public var lifting = LiftingOptions()
+  /// Whether detected corners are moved to where the markers' outer border edges, fitted
+  /// along their whole length, meet (`DetectedMarker.refinedAlongEdges(in:cellsAcross:span:)`).
+  /// `cornerSubPix` alone leaves each corner pulled by its marker's bits, the same in every
+  /// view, by 0.1–0.25 px.
+  public var refineCornersAlongEdges = true
+  /// Frames in a run whose first frame is searched for markers in the whole image and the rest
+  /// only around the markers seen in the run's earlier frames (``observeScan(_:options:progress:)``
+  /// says when a frame is searched whole again). 1 (the default) searches every frame whole. A
+  /// marker coming into view is missed for up to this many − 1 frames; each run is observed on
+  /// one thread, runs in parallel. 8 cut the observation's processor time by a third on an
+  /// 1800-frame realistic scan but missed 0.5 % of the detections (markers coming into view
+  /// within a run) and changed which markers were kept (docs/performance.md, "Session 10" and
+  /// "Session 11"), so tracking is not the default.
+  public var wholeImageSearchInterval = 1
+
+  /// The defaults.
+  public static let `default` = ObservationOptions()
+
+  public init() {}
+}
+
+/// What every registration stage needs to know about the scan besides its frames.
+public struct ScanContext: Sendable, Hashable {
+  /// The scan's path, named by every error.
+  public var path: String
+  /// Intrinsics of the colour image the marker corners were found in.
+  public var colour: CameraIntrinsics
+  /// The printed markers' side, metres.
+  public var markerSideLength: Double
+
+  /// A context.
+  public init(path: String, colour: CameraIntrinsics, markerSideLength: Double) {
+    self.path = path
+    self.colour = colour
+    self.markerSideLength = markerSideLength
+  }
+
+  /// How much larger lengths in pixels are at 640 px width than in this image (at least 1):
+  /// limits given at 640 px width are multiplied by it for smaller images. "Width" is the
+  /// longer side, so a portrait 480×640 frame (Record3D) counts as full resolution.
+  var widthScale: Double { max(1, 640 / Double(max(1, colour.width, colour.height))) }
+}

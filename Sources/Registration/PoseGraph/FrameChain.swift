@@ -1,0 +1,189 @@
+import PointCloud
+
+/// The chaining stage's result: frames placed one after another through markers already
+/// mapped, and the markers they map, in the seed marker's frame.
+public struct FrameChain: Sendable {
+  /// Poses, map and frame verdicts so far (blur, too few markers, outliers).
+  public var solution: MapSolution
+  /// The marker the chain started from (seen in most frames; its own frame is the map frame).
+  public var seedMarkerID: Int
+
+  /// Frames placed.
+  public var framesPlaced: Int { solution.mapFromCamera.count }
+  /// Detections found to be outliers (misread ids or stickers lifted wrongly) and left out.
+  public var outlierDetections: Int { solution.frames.reduce(0) { $0 + $1.outlierIDs.count } }
+}
+
+/// The chaining stage: screens the frames, then places them through shared markers,
+/// strongest links first, starting from the marker seen in most frames.
+///
+/// A frame is rejected when it has no markers, is motion-blurred, or has fewer usable markers
+/// (each seen in at least two frames) than ``ChainOptions/minimumMarkersPerFrame``. A marker
+/// joins the map only when two placed frames agree on where it is (within
+/// ``ChainOptions/misreadSides`` printed sides): one frame's view can be a misread id, and a
+/// misplaced marker would misplace every frame chained through it. A mapped marker that lies
+/// farther than that from where a frame's other markers put it is a misread in that frame. Once
+/// every frame is placed, a detection whose misfit stands out from all the scan's detections
+/// (``ChainOptions/outlierDeviations``, ``ScanNoise/outlierDistance``) is dropped too
+/// (``FrameDiagnostics/outlierIDs``).
+/// - Throws: ``ReconstructionError/notEnoughFrames(path:registered:reasons:)`` when no marker is
+///   seen in two frames, or no frame that sees one is usable.
+public func chainFrames(_ observations: ScanObservations, options: ChainOptions = .default) throws -> FrameChain {
+  var solution = MapSolution(
+    context: observations.context, frames: observations.frames.map(\.diagnostics), markers: observations.frames.map(\.lifted))
+  let seen = screenFrames(&solution, options: options)
+  guard let (seed, best) = seedMarker(seen: seen, usable: solution.markers) else {
+    let reasons = seen.values.contains { $0 >= 2 } ? solution.rejectionSummary : "no marker is seen in two frames"
+    throw ReconstructionError.notEnoughFrames(path: solution.context.path, registered: 0, reasons: reasons)
+  }
+  // The seed marker's corners from its best observation, in its own frame.
+  solution.map[seed] = best.cameraCorners.map(best.cameraFromMarker.inverse.apply)
+  solution.noise = ScanNoise(depthOf: solution.markers)
+  let misread = options.misreadSides * solution.context.markerSideLength
+  placeFrames(&solution, consistency: misread, maximumPlacementRMS: options.maximumPlacementRMS)
+  dropOutliers(&solution, deviations: options.outlierDeviations, misread: misread)
+  return FrameChain(solution: solution, seedMarkerID: seed)
+}
+
+/// Rejects frames without markers, motion-blurred ones and those with too few usable markers
+/// (each seen in at least two frames), emptying their markers; returns how many frames saw each id.
+private func screenFrames(_ solution: inout MapSolution, options: ChainOptions) -> [Int: Int] {
+  var seen: [Int: Int] = [:]
+  for frame in solution.markers { for m in frame { seen[m.id, default: 0] += 1 } }
+  solution.markers = solution.markers.map { $0.filter { seen[$0.id, default: 0] >= 2 } }
+  for f in solution.markers.indices {
+    if solution.frames[f].detectedIDs.isEmpty {
+      solution.frames[f].rejection = .noMarkers
+    } else if let blur = solution.frames[f].edgeBlur, blur > options.maximumEdgeBlur {
+      solution.frames[f].rejection = .motionBlur(pixels: blur)
+      solution.markers[f] = []
+    } else if solution.markers[f].count < options.minimumMarkersPerFrame {
+      solution.frames[f].rejection = .tooFewMarkers(solution.markers[f].count)
+      solution.markers[f] = []
+    }
+  }
+  return seen
+}
+
+/// The marker seen in most frames (lowest id among equals) that a usable frame still sees, and
+/// its best observation: lifted by depth before PnP, then the squarest.
+private func seedMarker(seen: [Int: Int], usable: [[LiftedMarker]]) -> (Int, LiftedMarker)? {
+  let candidates = seen.filter { $0.value >= 2 }.sorted { ($0.value, -$0.key) > ($1.value, -$1.key) }.map(\.key)
+  let observations = usable.flatMap { $0 }
+  for id in candidates {
+    let best = observations.filter { $0.id == id }.min {
+      ($0.method == .depth ? 0 : 1, $0.residual) < ($1.method == .depth ? 0 : 1, $1.residual)
+    }
+    if let best { return (id, best) }
+  }
+  return nil
+}
+
+/// RMS distance between corresponding points (same unit).
+func cornerRMS(_ a: [SIMD3<Double>], _ b: [SIMD3<Double>]) -> Double {
+  (zip(a, b).map { ($0 - $1).dot($0 - $1) }.reduce(0, +) / Double(a.count)).squareRoot()
+}
+
+/// Places frames through markers already mapped, strongest links first, until none can be
+/// added; maps each new marker once two placed frames agree on it.
+private func placeFrames(_ solution: inout MapSolution, consistency: Double, maximumPlacementRMS: Double) {
+  var pending: [Int: [[SIMD3<Double>]]] = [:]
+  var progressed = true
+  while progressed {
+    progressed = false
+    let candidates = solution.markers.indices.filter { solution.mapFromCamera[$0] == nil && !solution.markers[$0].isEmpty }
+      .map { f in (f, solution.markers[f].filter { solution.map[$0.id] != nil }.count) }
+      .filter { $0.1 > 0 }
+      .sorted { ($0.1, -$0.0) > ($1.1, -$1.0) }
+    for (f, _) in candidates {
+      guard let (pose, fitRMS) = placeFrame(f, in: &solution, consistency: consistency), fitRMS <= maximumPlacementRMS
+      else { continue }
+      solution.mapFromCamera[f] = pose
+      for m in solution.markers[f] where solution.map[m.id] == nil {
+        let corners = m.cameraCorners.map(pose.apply)
+        if let agreeing = pending[m.id, default: []].first(where: { cornerRMS($0, corners) <= consistency }) {
+          solution.map[m.id] = zip(agreeing, corners).map { ($0 + $1) / 2 }
+        } else {
+          pending[m.id, default: []].append(corners)
+        }
+      }
+      progressed = true
+    }
+  }
+}
+
+/// `mapFromCamera` of frame `f` from its mapped markers (rigid fit) and the fit's RMS, after
+/// removing, one at a time, the marker that lies farthest (over `consistency`) from where the
+/// others put it — which can only be told with three or more; `nil` when no fit is consistent.
+private func placeFrame(_ f: Int, in solution: inout MapSolution, consistency: Double) -> (RigidTransform, Double)? {
+  var known = solution.markers[f].filter { solution.map[$0.id] != nil }
+  while !known.isEmpty {
+    let mapped = known.map { solution.map[$0.id] ?? [] }
+    guard let fit = try? NativeGeometry.rigidFit(from: known.flatMap(\.cameraCorners), to: mapped.flatMap { $0 }) else { break }
+    let misfits = zip(known, mapped).map { cornerRMS($0.cameraCorners.map(fit.0.apply), $1) }
+    guard let worst = misfits.indices.max(by: { misfits[$0] < misfits[$1] }) else { break }
+    if misfits[worst] <= consistency { return fit }
+    guard known.count >= 3 else { break }
+    let misread = known.remove(at: worst)
+    solution.markers[f].removeAll { $0.id == misread.id }
+    solution.frames[f].outlierIDs.append(misread.id)
+  }
+  return nil
+}
+
+/// Drops, in every placed frame, the observations whose misfit — their corners' RMS distance
+/// from the map after the frame's pose — stands out from all placed observations' (`deviations`
+/// robust standard deviations above the median, logarithmic scale; never beyond `misread`, the
+/// distance that marks a misread while placing), listing them as the frame's
+/// outliers; records the median and the limit in the solution's noise.
+private func dropOutliers(_ solution: inout MapSolution, deviations: Double, misread: Double) {
+  var misfits: [(frame: Int, id: Int, distance: Double)] = []
+  for (f, pose) in solution.mapFromCamera.sorted(by: { $0.key < $1.key }) {
+    for m in solution.markers[f] {
+      guard let mapped = solution.map[m.id] else { continue }
+      misfits.append((f, m.id, cornerRMS(m.cameraCorners.map(pose.apply), mapped)))
+    }
+  }
+  let test = PeerTest(peers: misfits.map(\.distance), deviations: deviations, logarithmic: true)
+  solution.noise.typicalMisfit = misfits.isEmpty ? nil : test.median
+  // A spread so wide that its limit passes a printed side would let misreads through.
+  let limit = min(test.limit(), misread)
+  solution.noise.outlierDistance = limit
+  for misfit in misfits where !(misfit.distance <= limit) {
+    solution.frames[misfit.frame].outlierIDs.append(misfit.id)
+    solution.markers[misfit.frame].removeAll { $0.id == misfit.id }
+  }
+}
+
+/// Settings of the chaining stage (``chainFrames(_:options:)``): which frames take part and how
+/// far a marker may lie from where a frame's other markers put it. Lengths in metres.
+public struct ChainOptions: Sendable, Hashable {
+  /// Frames with fewer usable markers (each seen in at least two frames) are rejected
+  /// (``FrameRejection/tooFewMarkers(_:)``).
+  public var minimumMarkersPerFrame = 2
+  /// Frames whose marker outlines are blurred more than this (``edgeBlur(of:grey:width:height:)``,
+  /// σ in pixels) are rejected as motion-blurred: their corners are off by a good part of a
+  /// pixel, along the motion. Sharp frames measure 0.7–1.1 px.
+  public var maximumEdgeBlur = 1.6
+  /// While frames are placed, a marker joins the map only when two placed frames put it within
+  /// this many printed sides of each other, and a detection farther than that from where its
+  /// frame's other markers put it is taken as misread. A misread id lies where another sticker
+  /// is — a side or more away (DICT_4X4_50 reads a sticker seen at a grazing angle as another id
+  /// now and then): a fact of the cap's geometry, not of the sensor's noise.
+  public var misreadSides = 1.0
+  /// Once placed, a detection is an outlier (``FrameDiagnostics/outlierIDs``) when its corners
+  /// lie farther from where its frame's other markers put them than this many robust standard
+  /// deviations above the median over all placed detections (logarithmic scale, ``PeerTest``),
+  /// or farther than ``misreadSides`` printed sides where that is nearer: a sticker lifted
+  /// wrongly, or a misread that got past placing.
+  public var outlierDeviations = 3.5
+  /// A frame is placed only when its markers' rigid fit to the map leaves at most this corner
+  /// RMS: a gross gate against a wrong placement (over half a 16 mm sticker), not a noise level;
+  /// the optimisation judges the frames against each other afterwards.
+  public var maximumPlacementRMS = 3 * 0.003
+
+  /// The defaults.
+  public static let `default` = ChainOptions()
+
+  public init() {}
+}
