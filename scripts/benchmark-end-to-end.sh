@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end performance of the release binary (issue targets in docs/performance.md):
+# End-to-end performance of the release binary (docs/performance.md):
 # simulates 600- and 1800-frame 640×480 scans (float32 depth, 1.5 and 4.4 GB), runs
 # `reconstruct` and `measure` on each under /usr/bin/time, and prints frames/s, wall time,
 # processor time (user + system), peak RSS and the per-stage seconds, one line each; then the

@@ -62,7 +62,7 @@ open(sys.argv[1] + "/colour.png", "wb").write(png(8, 2, [bytes((40 * x + y) % 25
 PY
 cp fixtures/scans/*.landmarks.json "$seeds/FuzzLandmarks/"
 python3 - fixtures/scans/tiny.truth.json "$seeds/FuzzLandmarks/points.landmarks.json" <<'PY'
-# The four landmarks as points, the other form contract §3 allows (the truth's head-frame values).
+# The four landmarks as points, the other form a landmarks file allows (the truth's head-frame values).
 import json, sys
 marks = json.load(open(sys.argv[1]))["landmarks"]
 entries = [{"name": n, "x": p[0], "y": p[1], "z": p[2]} for n, p in sorted(marks.items())]

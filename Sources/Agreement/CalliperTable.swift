@@ -1,7 +1,7 @@
 import Foundation
 import _HeadScanSupport
 
-/// Calliper measurements, one row per scan (contract §7), millimetres.
+/// Calliper measurements, one row per scan (docs/formats.md, "Calliper table"), millimetres.
 public struct CalliperTable: Sendable, Hashable {
   /// One infant's calliper measures.
   public struct Row: Sendable, Hashable {

@@ -45,7 +45,7 @@ public enum ComparedMeasure: String, Sendable, CaseIterable, Codable {
     }
   }
 
-  /// The calliper value, derived as the contract defines it where the table has the inputs.
+  /// The calliper value, derived as the report's measure is defined, where the table has the inputs.
   func value(_ c: CalliperTable.Row) -> Double? {
     let longer = max(c.diagonalA, c.diagonalB), shorter = min(c.diagonalA, c.diagonalB)
     switch self {
@@ -74,7 +74,7 @@ public struct MeasureAgreement: Sendable, Hashable, Codable {
   public var pairs: [Pair]
 }
 
-/// `headscan validate`: 3D reports against calliper measurements (contract §7; differences
+/// `headscan validate`: 3D reports against calliper measurements (docs/validation.md; differences
 /// are report minus calliper).
 public struct CalliperValidation: Sendable, Hashable, Codable {
   /// Scans present on both sides, sorted.
@@ -109,7 +109,7 @@ public struct CalliperValidation: Sendable, Hashable, Codable {
   }
 
   /// Reads every `*.json` report in `folder` (name without `.json` → report).
-  /// - Throws: ``FileProblem`` for an unreadable folder or report.
+  /// - Throws: `FileProblem` for an unreadable folder or report.
   public static func reports(in folder: String) throws(FileProblem) -> [String: MeasureReport] {
     let names: [String]
     do {

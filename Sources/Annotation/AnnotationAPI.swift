@@ -1,9 +1,9 @@
 import HeadScan
 
 /// The JSON the page and the server exchange (all under `/TOKEN/api/`). Points in the world
-/// frame are metres; pixels follow OpenCV's convention (contract §3).
+/// frame are metres; pixels follow OpenCV's convention (docs/formats.md).
 enum AnnotationAPI {
-  /// A landmark as the page holds it: contract §3's entry.
+  /// A landmark as the page holds it: an entry of the landmarks file.
   typealias Entry = LandmarkFile.Entry
 
   struct Landmarks: Codable, Sendable {
@@ -15,7 +15,7 @@ enum AnnotationAPI {
       do { return try LandmarkFile.positions(of: landmarks, complete: false) } catch { throw .badRequest(error.description) }
     }
 
-    /// A complete file (contract §3).
+    /// A complete landmarks file.
     /// - Throws: ``AnnotationError/badRequest(_:)`` naming a missing landmark.
     func file() throws(AnnotationError) -> LandmarkFile {
       let positions = try positions()

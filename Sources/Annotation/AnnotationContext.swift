@@ -4,6 +4,6 @@ import HeadScan
 public struct AnnotationContext: Sendable {
   /// The open scan.
   public var scan: any ScanReader
-  /// The scan registered and fused once at start (world frame of contract §5, metres).
+  /// The scan registered and fused once at start (world frame, metres).
   public var reconstruction: HeadReconstruction
 }

@@ -47,7 +47,7 @@ public struct AnnotationServer: Sendable {
   /// Checks the address, opens the scan and reads the landmarks file if there is one; no
   /// reconstruction yet.
   /// - Throws: ``AnnotationError`` for a non-loopback host or a bad port; `ScanIOError` naming
-  ///   the scan or the landmarks file; ``LandmarkError`` for landmarks outside the scan.
+  ///   the scan or the landmarks file; `LandmarkError` for landmarks outside the scan.
   public init(configuration: Configuration) throws {
     guard Self.isLoopback(configuration.host) else { throw AnnotationError.notLoopback(host: configuration.host) }
     guard (0...65_535).contains(configuration.port) else { throw AnnotationError.invalidPort(configuration.port) }

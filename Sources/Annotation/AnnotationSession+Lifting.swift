@@ -15,7 +15,7 @@ extension AnnotationSession {
     public var warning: String?
   }
 
-  /// Lifts one landmark position with the project's lifting (``liftLandmarks(_:path:scan:reconstruction:)``):
+  /// Lifts one landmark position with the project's lifting (`liftLandmarks(_:path:scan:reconstruction:)`):
   /// the median depth within ±2 pixels, else the fused point along the pixel's ray.
   /// - Parameters:
   ///   - name: the landmark (for messages).
@@ -49,9 +49,9 @@ extension AnnotationSession {
   }
 
   /// The measures a complete set of landmarks gives on this reconstruction: the head frame of
-  /// contract §4 and `measure`'s own slicing (`MeasureOptions.default`: longer-diagonal CVAI,
+  /// the landmarks and `measure`'s own slicing (`MeasureOptions.default`: longer-diagonal CVAI,
   /// binned-median contours), without the bootstrap intervals.
-  /// - Throws: ``LandmarkError`` naming `path`, or `FileProblem` when the head gives no closed layer.
+  /// - Throws: `LandmarkError` naming `path`, or `FileProblem` when the head gives no closed layer.
   public func preview(_ file: LandmarkFile, path: String) throws -> (measures: HeadShapeMeasures, level: Double, headFromWorld: RigidTransform) {
     var frame = try HeadFrameEstimate.fromLandmarks(file, path: path, scan: scan, reconstruction: reconstruction)
     frame.slicing.contour = MeasureOptions.default.contour

@@ -1,7 +1,7 @@
 import HeadScan
 
 /// One frame as the page's strip shows it: pose, depth coverage, and the markers seen, coloured
-/// as the recorder app colours overlap (``OverlapState``: red first seen here, green seen before).
+/// as the recorder app colours overlap (`OverlapState`: red first seen here, green seen before).
 public struct FrameStatus: Sendable, Hashable, Codable {
   /// Frame index in the scan.
   public var frame: Int
@@ -22,7 +22,7 @@ public struct FrameStatus: Sendable, Hashable, Codable {
 }
 
 extension FrameStatus {
-  /// The strip of a reconstruction: frame diagnostics replayed through an ``OverlapTracker``.
+  /// The strip of a reconstruction: frame diagnostics replayed through an `OverlapTracker`.
   /// - Parameter coverage: frame index → valid-depth fraction, where known.
   static func strip(of reconstruction: HeadReconstruction, coverage: [Int: Double]) -> [FrameStatus] {
     var tracker = OverlapTracker()

@@ -1,7 +1,7 @@
 /// An automatic guess for one landmark, shown on the page as a ghost point the user accepts
 /// or moves.
 public struct GhostLandmark: Sendable, Hashable, Codable {
-  /// The proposed point in the scan's world frame (contract §5), metres.
+  /// The proposed point in the scan's world frame (the lowest kept marker's own frame), metres.
   public var point: SIMD3<Double>
   /// How sure the proposer is, 0…1 (shown beside the ghost point).
   public var confidence: Double

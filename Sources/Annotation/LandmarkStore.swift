@@ -2,7 +2,7 @@ import Foundation
 import HeadScan
 import _HeadScanSupport
 
-/// The one file the page writes: `NAME.landmarks.json` (contract §3), replaced atomically, the
+/// The one file the page writes: `NAME.landmarks.json` (docs/formats.md), replaced atomically, the
 /// previous version kept as `NAME.landmarks.json.bak`.
 public struct LandmarkStore: Sendable {
   /// The landmarks file.
@@ -22,7 +22,7 @@ public struct LandmarkStore: Sendable {
   /// Checks `file` against the scan (frames exist, pixels inside the images), then writes it:
   /// the current file (if any) is first copied to ``backupPath``, then replaced; each write atomic.
   /// - Returns: the backup's path when there was a previous file.
-  /// - Throws: ``LandmarkError`` for a landmark outside the scan; `FileAccessError` when writing fails.
+  /// - Throws: `LandmarkError` for a landmark outside the scan; `FileAccessError` when writing fails.
   @discardableResult
   public func save(_ file: LandmarkFile, scan: any ScanReader) throws -> String? {
     try checkLandmarks(file, path: path, scan: scan)

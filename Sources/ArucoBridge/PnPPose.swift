@@ -14,7 +14,7 @@ public struct PnPPose: Sendable, Hashable {
   /// RMS distance between the pixels and the object's reprojection, pixels.
   public var reprojectionRMS: Double
 
-  /// A square marker's pose (`cameraFromMarker`, contract §5 axes) from its four image corners (IPPE_SQUARE).
+  /// A square marker's pose (`cameraFromMarker`, axes of the marker's own frame) from its four image corners (IPPE_SQUARE).
   /// - Parameters:
   ///   - squareCorners: the 4 corners, pixels, OpenCV order.
   ///   - sideLength: printed side (black border included); the pose comes out in this unit.

@@ -1,6 +1,6 @@
 import PointCloud
 
-/// The clinical head frame built from four landmarks (contract §4).
+/// The clinical head frame built from four landmarks (docs/head-frame-and-measures.md, "Head frame").
 ///
 /// - z (up): unit normal of the plane through nasion and both ears, on the side away from the nose tip;
 /// - x (anterior): nasion minus the ears' midpoint, projected into that plane;

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The contract §4 measures of a head from its surface points.
+/// The clinical measures of a head from its surface points.
 public struct HeadMeasurement: Sendable {
   /// The measures on the contour at the measurement level.
   public var measures: HeadShapeMeasures
@@ -31,7 +31,7 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
   }
 }
 
-/// Slices head-frame points (metres) into layers and measures the head per contract §4.
+/// Slices head-frame points (metres) into layers and measures the head (docs/head-frame-and-measures.md).
 ///
 /// Layers every `options.spacing` mm from 0 up to the highest closed one; the
 /// measurement level h* is the parabola vertex over the longest layer ± 10 mm;

@@ -35,7 +35,7 @@ public enum CranialIndexClass: String, Sendable, Hashable, Codable {
 /// Children's Healthcare of Atlanta plagiocephaly severity level (1–5) from CVAI (divided by A).
 ///
 /// Level 1 below 3.5; 2 from 3.5 to below 6.25; 3 from 6.25 to below 8.75;
-/// 4 from 8.75 to 11 inclusive; 5 above 11 (contract §4).
+/// 4 from 8.75 to 11 inclusive; 5 above 11 (Holowka et al. 2017; docs/head-frame-and-measures.md).
 public func choaSeverity(cvai: Double) -> Int {
   switch cvai {
   case ..<3.5: return 1
@@ -46,7 +46,7 @@ public func choaSeverity(cvai: Double) -> Int {
   }
 }
 
-/// The clinical measures of one contour (contract §4), millimetres and percent.
+/// The clinical measures of one contour (docs/head-frame-and-measures.md), millimetres and percent.
 public struct HeadShapeMeasures: Sendable, Hashable, Codable {
   /// Perimeter of the contour, mm.
   public var circumference: Double
@@ -66,7 +66,7 @@ public struct HeadShapeMeasures: Sendable, Hashable, Codable {
   public var diagonalB: Double { min(diagonalPlus30, diagonalMinus30) }
   /// Cranial vault asymmetry `A − B`, mm.
   public var cva: Double { diagonalA - diagonalB }
-  /// Cranial vault asymmetry index `(A − B) / A × 100` (the contract's default).
+  /// Cranial vault asymmetry index `(A − B) / A × 100` (the default, Loveday & de Chalain 2001).
   public var cvai: Double { cva / diagonalA * 100 }
   /// CVAI with the shorter diagonal as denominator, `(A − B) / B × 100`.
   public var cvaiShorter: Double { cva / diagonalB * 100 }
@@ -87,7 +87,7 @@ public struct HeadShapeMeasures: Sendable, Hashable, Codable {
     denominator == .longer ? cvai : cvaiShorter
   }
 
-  /// Measures a contour per contract §4.
+  /// Measures a contour as docs/head-frame-and-measures.md ("Measures at h*") defines it.
   /// - Returns: `nil` when the centroid lies outside the contour (a broken outline).
   public init?(contour: LayerContour) {
     let c = contour.centroid

@@ -20,7 +20,7 @@ public struct LayerEstimate: Sendable, Hashable {
 
 /// Slicing parameters. Lengths in millimetres.
 public struct SlicingOptions: Sendable, Hashable {
-  /// Distance between layers (contract: 1 mm unless the user sets another).
+  /// Distance between layers (1 mm unless the user sets another).
   public var spacing = 1.0
   /// Points within ± this of a layer's plane belong to it.
   public var halfBand = 1.0

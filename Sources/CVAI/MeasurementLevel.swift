@@ -1,6 +1,6 @@
 import _HeadScanSupport
 
-/// Finds the measurement level h* from layer perimeters (contract §4).
+/// Finds the measurement level h* from layer perimeters (docs/head-frame-and-measures.md).
 ///
 /// The perimeter curve is flat near its peak, so the raw arg-max is unstable:
 /// fit `P(h) = a h² + b h + c` by least squares to the layers within
@@ -18,7 +18,7 @@ public struct MeasurementLevel: Sendable, Hashable, Codable {
   /// - Parameters:
   ///   - heights: layer heights, mm, increasing.
   ///   - perimeters: one perimeter per height, mm.
-  ///   - halfBand: half-width of the fitting band, mm (contract: 10).
+  ///   - halfBand: half-width of the fitting band, mm (10 by definition).
   public init(heights: [Double], perimeters: [Double], halfBand: Double = 10) {
     precondition(!heights.isEmpty && heights.count == perimeters.count, "one perimeter per layer")
     let best = perimeters.indices.max { perimeters[$0] < perimeters[$1] }!

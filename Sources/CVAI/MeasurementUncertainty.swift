@@ -23,7 +23,7 @@ import PointCloud
 ///   cleaning's local planes share a point's depth noise with its neighbours, so redrawing the
 ///   band's points as if independent sees only a fraction of it (on realistic scans at σ₂₀ =
 ///   0.8–1 mm, 0.015–0.032 mm a bin where the contour's error against the same scan without depth
-///   noise was 0.046–0.089 mm, docs/method.md). The bootstrap measures the contour's roughness at the level
+///   noise was 0.046–0.089 mm, docs/intervals.md). The bootstrap measures the contour's roughness at the level
 ///   (each bin's radius less the smooth Fourier fill through them, ``SlicingOptions/harmonics``)
 ///   and each replicate adds that roughness, turned by a random angle and sign, to its contour
 ///   (radially about the contour's centroid): its size and its correlation along the contour are
@@ -55,7 +55,7 @@ public struct MeasurementUncertainty: Sendable, Hashable {
     }
   }
 
-  /// Nasion, nose tip, left and right ear (contract §3), head frame; `nil`: the frame is exact
+  /// Nasion, nose tip, left and right ear (the landmarks file's order), head frame; `nil`: the frame is exact
   /// (landmarks given in the world, or a frame not built from landmarks).
   public var landmarks: [Landmark]?
   /// Relative standard deviation of the reconstruction's scale (0.001 = 0.1 %).

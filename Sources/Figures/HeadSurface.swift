@@ -1,6 +1,6 @@
 /// What the report's three views draw: the head's points, and its triangles when a mesh is at hand.
 ///
-/// Points are in the head frame (contract §4), **millimetres**: x anterior, y the infant's left,
+/// Points are in the head frame, **millimetres**: x anterior, y the infant's left,
 /// z up from the ears' plane. A point cloud has no triangles; a mesh gives them as index
 /// triples into ``points`` (triangles naming a missing point are skipped when drawn).
 public struct HeadSurface: Sendable {

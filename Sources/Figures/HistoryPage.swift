@@ -6,7 +6,7 @@ import _HeadScanSupport
 /// The course of one or more patients over their scans, as one self-contained HTML page and as
 /// CSV: CVAI, CI and circumference over time with their 95 % intervals and the clinical bands,
 /// and for each visit the change since the one before and whether it exceeds the combined
-/// uncertainty (``PatientCourse/Change``).
+/// uncertainty (`PatientCourse/Change`).
 ///
 /// ```swift
 /// let reports = try paths.map { (source: $0, report: try MeasureReport(path: $0)) }
@@ -18,7 +18,7 @@ public struct HistoryPage: Sendable {
   public var courses: [PatientCourse]
 
   /// The history of the report files at `reportFiles`.
-  /// - Throws: ``FileProblem`` naming a report that cannot be read, or patients mixed up.
+  /// - Throws: `FileProblem` naming a report that cannot be read, or patients mixed up.
   public init(reportFiles: [String]) throws {
     let loaded = try reportFiles.map { (source: $0, report: try MeasureReport(path: $0)) }
     self.init(courses: try PatientCourse.courses(of: loaded))

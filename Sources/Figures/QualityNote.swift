@@ -19,9 +19,9 @@ public struct QualityNote: Sendable, Hashable {
     self.text = text
   }
 
-  /// The quality notes a report's JSON carries beyond ``MeasureReport``'s own keys, so that keys
+  /// The quality notes a report's JSON carries beyond `MeasureReport`'s own keys, so that keys
   /// added by newer headscan versions show up without this module knowing their type:
-  /// - `intrinsicsCheck` (contract §8): a warning when `consistent` is false, else a fact;
+  /// - `intrinsicsCheck` (the focal-length check): a warning when `consistent` is false, else a fact;
   /// - `warnings` and `registration.warnings`: arrays of strings (or of objects with a
   ///   `message`), each a warning;
   /// - `coverage` and `registration.coverage`: a number, shown as a fact.
@@ -54,7 +54,7 @@ public struct QualityNote: Sendable, Hashable {
     return notes
   }
 
-  /// The notes that follow from ``MeasureReport``'s own keys: how much of the contour at the
+  /// The notes that follow from `MeasureReport`'s own keys: how much of the contour at the
   /// measurement level was measured rather than bridged, and where the head frame came from.
   public static func notes(from report: MeasureReport) -> [QualityNote] {
     var notes: [QualityNote] = []

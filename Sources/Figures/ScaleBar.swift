@@ -15,7 +15,7 @@ struct ScaleBar {
   var domain: ClosedRange<Double>
   var bands: [Band]
 
-  /// Children's Healthcare of Atlanta levels from CVAI (contract §4), on 0–16 %.
+  /// Children's Healthcare of Atlanta levels from CVAI (docs/head-frame-and-measures.md), on 0–16 %.
   static let choa = ScaleBar(
     title: "CVAI on the CHOA severity scale (%)", domain: 0...16,
     bands: [
@@ -24,7 +24,7 @@ struct ScaleBar {
       Band(range: 11..<16, label: "5", colour: "#ec7063"),
     ])
 
-  /// Cranial-index classes (``CranialIndexClass``), on 60–100.
+  /// Cranial-index classes (`CranialIndexClass`), on 60–100.
   static let cranialIndex = ScaleBar(
     title: "Cranial index (width / length × 100)", domain: 60...100,
     bands: [

@@ -27,7 +27,7 @@ public struct ScanReportPage: Sendable {
   public var notes: [QualityNote]
 
   /// - Parameters:
-  ///   - report: the report (required keys of contract §6 at least).
+  ///   - report: the report (at least the keys every report carries).
   ///   - measurement: the measurement it was made from; default none.
   ///   - surface: the head-frame surface in mm; default none.
   ///   - notes: more quality notes; default none.
@@ -167,7 +167,7 @@ public struct ScanReportPage: Sendable {
   }
 
   private var footer: String {
-    "<footer>Report page written by headscan \(HeadScanVersion.current); measures by headscan \(HTMLPage.escaped(report.headscanVersion ?? "(version not recorded)")). Lengths in millimetres; definitions in docs/method.md (contract §4).</footer>"
+    "<footer>Report page written by headscan \(HeadScanVersion.current); measures by headscan \(HTMLPage.escaped(report.headscanVersion ?? "(version not recorded)")). Lengths in millimetres; definitions in docs/head-frame-and-measures.md.</footer>"
   }
 
   /// `rightPosterior` → `right posterior`.

@@ -43,10 +43,10 @@ public struct FrameFusion: Sendable {
   /// Fusion inside the shell from 5 cm below to ``FusionOptions/headMargin`` above the sphere
   /// through `markerCentres` (world, metres), in voxels of ``FusionOptions/voxelSize``.
   /// - Parameter path: the scan, named by errors.
-  /// - Throws: ``ReconstructionError/numerical(path:detail:)`` when the centres place no head
+  /// - Throws: `ReconstructionError/numerical(path:detail:)` when the centres place no head
   ///   (fewer than 4, or all on one plane),
-  ///   ``ReconstructionError/invalidOption(path:detail:)`` for a voxel size or margin that is not
-  ///   a positive length, ``ReconstructionError/voxelGridTooLarge(path:across:voxelSize:limit:)``.
+  ///   `ReconstructionError/invalidOption(path:detail:)` for a voxel size or margin that is not
+  ///   a positive length, `ReconstructionError/voxelGridTooLarge(path:across:voxelSize:limit:)`.
   public init(aroundMarkerCentres markerCentres: [SIMD3<Double>], options: FusionOptions, path: String) throws(ReconstructionError) {
     self.init(projection: try Projection(aroundMarkerCentres: markerCentres, options: options, path: path))
   }

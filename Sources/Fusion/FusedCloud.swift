@@ -82,7 +82,7 @@ func evenlySpread<Item>(_ items: [Item], atMost count: Int?) -> [Item] {
 /// away from the head's centre. A cloud of no more points than the neighbours is returned as it
 /// is (no normals).
 /// - Returns: positions (world, metres), outward unit normals and colours.
-/// - Throws: ``ReconstructionError/numerical(path:detail:)`` when PCL fails.
+/// - Throws: `ReconstructionError/numerical(path:detail:)` when PCL fails.
 public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default) throws -> PointSet {
   var positions = fused.points.positions, colours = fused.points.colors
   guard positions.count > options.neighbours else { return fused.points }

@@ -4,13 +4,13 @@ import Registration
 public struct FusionOptions: Sendable, Hashable {
   /// Voxel size of the fused cloud. The grid spans at most 2047 voxels across (about 2 m at
   /// 1 mm, 41 cm at 0.2 mm); a wider head region is refused
-  /// (``ReconstructionError/voxelGridTooLarge(path:across:voxelSize:limit:)``).
+  /// (`ReconstructionError/voxelGridTooLarge(path:across:voxelSize:limit:)`).
   public var voxelSize = 0.001
   /// Depth kept beyond the sphere through the markers (the cap's head region).
   public var headMargin = 0.025
   /// Frames fused need at least this many depth-lifted markers: a pose held by two stickers
   /// is the least certain, and its depth blurs the surface (on simulated 240-frame scans the
-  /// vault's RMS error went from 0.17 to 0.11 mm). Where fewer than a quarter of the registered
+  /// vault's RMS error is 0.11 mm with this rule, 0.17 mm without). Where fewer than a quarter of the registered
   /// frames qualify, all registered frames are fused.
   public var minimumMarkersToFuse = 3
   /// Registered frames fused at most, spread evenly over the recording (every frame's turn
@@ -44,7 +44,7 @@ public struct FusionOptions: Sendable, Hashable {
   /// from the camera (inward on a head): 0.22 σ for a band of 1.33 σ, 0.004 σ for 3 σ.
   public var truncation: Double?
   /// Signed-distance fusion: the band's half-width in standard deviations of the depth noise at
-  /// the scan's far depth (``ScanNoise/farDepthNoise``), when ``truncation`` is `nil`. At 3 σ
+  /// the scan's far depth (`ScanNoise/farDepthNoise`), when ``truncation`` is `nil`. At 3 σ
   /// the one-sided loss of samples leaves the surface 0.004 σ inward (Gaussian noise).
   public var truncationDeviations = 3.0
   /// Signed-distance fusion: the least band half-width, voxels. The surface is found between

@@ -4,15 +4,15 @@ import PointCloud
 /// The settling stage: every marker's corners moved along the local surface normal onto the
 /// fused surface (each onto the quadratic surface fitted over the plane of its
 /// ``SettlingOptions/neighbours`` nearest cloud points: the plane itself lies about E[s²]/(2R)
-/// inside a convex surface, 0.1 mm for 100 points on an infant's head, which shrank the marker
+/// inside a convex surface, 0.1 mm for 100 points on an infant's head, which would shrink the marker
 /// map by 0.18 %).
 ///
 /// One frame's depth at a sticker's corners is noisy and, seen at a grazing angle, biased; the
 /// fused surface averages hundreds of frames, so the settled corners give the stickers' (and so
 /// the world's) orientation several times more accurately. The poses are not changed: follow
-/// with ``defineWorld(_:cloud:)`` to express everything in the world of the settled corners.
+/// with `defineWorld(_:cloud:)` to express everything in the world of the settled corners.
 /// - Returns: `registration` with its markers' corners settled (same frame as `cloud`).
-/// - Throws: ``ReconstructionError/numerical(path:detail:)`` when PCL fails.
+/// - Throws: `ReconstructionError/numerical(path:detail:)` when PCL fails.
 public func settleMarkers(
   _ registration: MarkerRegistration, on cloud: PointSet, options: SettlingOptions = .default
 ) throws -> MarkerRegistration {

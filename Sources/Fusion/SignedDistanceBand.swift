@@ -26,7 +26,7 @@ struct SignedDistanceBand: Sendable {
     guard depth.width >= 3, depth.height >= 3, depth.metres.count == depth.width * depth.height,
       colour.width > 0, colour.height > 0, colour.bgra.count >= 4 * colour.width * colour.height
     else { return SignedDistanceVolume.FrameUpdate() }
-    // The colour pixel of each depth column and row (the maps see the same rays, contract §1).
+    // The colour pixel of each depth column and row (the maps see the same rays: depth is registered to colour).
     let colourX = (0..<depth.width).map { min(colour.width - 1, Int((Double($0) + 0.5) * Double(colour.width) / Double(depth.width))) }
     let colourY = (0..<depth.height).map { min(colour.height - 1, Int((Double($0) + 0.5) * Double(colour.height) / Double(depth.height))) }
     let (c0, c1, c2) = worldFromCamera.rotation.columns

@@ -4,7 +4,7 @@ public struct MeshOptions: Sendable, Hashable {
   /// about 9 triangles per square of this side of head surface (a head: ~150 000 at 2 mm);
   /// the surface between grid vertices is linear, so a smooth head is represented far more
   /// finely than the spacing. Finer grids follow noise more closely and, at 1 mm, can leave
-  /// handles (docs/method.md); at 2 mm every simulated scan tried had a sphere's topology.
+  /// handles (docs/head-mesh.md, "Grid and support"); at 2 mm every simulated scan tried had a sphere's topology.
   public var gridSpacing = 0.002
   /// Radius of the neighbourhood of points that defines the surface at a grid vertex, in grid
   /// spacings (default 2.5): wider averages more noise and rounds sharper detail.

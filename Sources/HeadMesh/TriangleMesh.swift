@@ -4,7 +4,7 @@ import PointCloud
 /// filled in rather than measured.
 ///
 /// Positions are in whatever frame and unit the producer states: ``extractMesh(from:options:)``
-/// returns the input cloud's frame and unit (for headscan, the world frame of contract §5 in
+/// returns the input cloud's frame and unit (for headscan, the scan's world frame in
 /// metres); ``transformed(by:scale:)`` moves it (e.g. into the head frame in millimetres).
 /// Triangles wind counter-clockwise seen from outside, so their right-hand normals point out
 /// of the head.

@@ -2,7 +2,7 @@ import ScanIO
 
 /// Where ``measureScan(at:landmarks:options:progress:)`` takes the head frame from.
 public enum LandmarkSource: Sendable, Hashable {
-  /// A landmarks file (contract §3).
+  /// A landmarks file (docs/formats.md, "Landmarks").
   case file(String)
   /// The landmarks file beside the scan: its companion name plus `.landmarks.json`
   /// (`scans/infant.rgbdscan` → `scans/infant.landmarks.json`).

@@ -5,12 +5,12 @@ import ScanIO
 
 /// How ``measureScan(at:landmarks:options:progress:)`` measures.
 public struct MeasureOptions: Sendable, Hashable {
-  /// Which diagonal divides CVA to give the report's `cvai` (default the longer, contract §4).
+  /// Which diagonal divides CVA to give the report's `cvai` (default the longer).
   public var denominator = CVAIDenominator.longer
   /// Whether to compute the bootstrap 95 % intervals of the measures (`intervals95`; a few
   /// seconds on a full scan).
   public var bootstrap = true
-  /// How each layer's points become its contour (``ContourMethod``; the head frame's own
+  /// How each layer's points become its contour (`ContourMethod`; the head frame's own
   /// slicing convention is kept otherwise).
   public var contour = ContourMethod.binnedMedians
   /// Registration and fusion.

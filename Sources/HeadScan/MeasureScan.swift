@@ -11,7 +11,7 @@ import _HeadScanSupport
 ///
 /// Reads the landmarks (checked against the scan before the long work starts), registers and
 /// fuses the frames, finds the head frame, slices the head and measures it at the
-/// measurement level (contract §4), and, unless ``MeasureOptions/bootstrap`` is off, the
+/// measurement level (docs/head-frame-and-measures.md), and, unless ``MeasureOptions/bootstrap`` is off, the
 /// bootstrap 95 % intervals. The result's ``ScanMeasurement/report`` is exactly what
 /// `headscan measure --json` writes.
 ///
@@ -20,12 +20,12 @@ import _HeadScanSupport
 /// print(measured.report.cvai, measured.report.severity)
 /// ```
 /// - Parameters:
-///   - path: a `.rgbdscan` file or a TUM-style scan folder.
+///   - path: a scan: a `.rgbdscan` file, a TUM-style folder or a Record3D `.r3d` export.
 ///   - landmarks: where the head frame comes from (default: the landmarks file beside the scan).
 ///   - options: CVAI denominator, bootstrap, reconstruction.
 ///   - progress: warnings and progress, called on the calling thread.
-/// - Throws: one-line errors naming the file: `ScanIOError`, ``LandmarkError``,
-///   `ReconstructionError`, ``FileProblem``.
+/// - Throws: one-line errors naming the file: `ScanIOError`, `LandmarkError`,
+///   `ReconstructionError`, `FileProblem`.
 public func measureScan(
   at path: String, landmarks: LandmarkSource = .besideScan, options: MeasureOptions = .default,
   progress: ((MeasureProgress) -> Void)? = nil
@@ -96,7 +96,7 @@ private func measure(
   } else {
     progress?(
       .warning(
-        "\(scanPath): the automatic head frame is experimental: on simulated plagiocephalic heads its CVAI differed from the landmarks' frame's by several points (docs/method.md); use landmarks for clinical numbers"
+        "\(scanPath): the automatic head frame is experimental: on simulated plagiocephalic heads its CVAI differed from the landmarks' frame's by several points (docs/landmarks.md); use landmarks for clinical numbers"
       ))
     do {
       frame = try HeadFrameEstimate.automatic(reconstruction)
@@ -143,7 +143,7 @@ private func measure(
 }
 
 extension MeasureReport.RegistrationSummary {
-  /// The counts of a reconstruction (contract §6; corner RMS in mm).
+  /// The counts of a reconstruction (the report's `registration`; corner RMS in mm).
   public init(_ reconstruction: HeadReconstruction) {
     self.init(
       frames: reconstruction.frames.count, framesRegistered: reconstruction.framesRegistered,
@@ -153,7 +153,7 @@ extension MeasureReport.RegistrationSummary {
 }
 
 extension MeasureReport.IntrinsicsCheckSummary {
-  /// The report's summary of an intrinsics check (contract §8).
+  /// The report's summary of an intrinsics check (key `intrinsicsCheck`).
   /// - Parameter focalLengthUsed: the focal length the depth was lifted with, where not the stated one.
   public init(_ check: IntrinsicsCheck, focalLengthUsed: Double?) {
     self.init(

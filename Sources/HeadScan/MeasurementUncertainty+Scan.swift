@@ -8,11 +8,11 @@ import _HeadScanSupport
 
 extension MeasurementUncertainty {
   /// The errors of a measured scan, estimated from the scan itself (see
-  /// ``MeasurementUncertainty`` and docs/method.md "Uncertainty").
+  /// `MeasurementUncertainty` and docs/intervals.md).
   ///
   /// - Landmarks placed on a frame's pixels: each was cast along its ray onto the fused surface
   ///   (or, where that failed, lifted by the frame's depth) and moved by the frame's pose. Along
-  ///   its ray: on the fused surface, the depth noise at its depth (``ScanNoise``) over the square
+  ///   its ray: on the fused surface, the depth noise at its depth (`ScanNoise`) over the square
   ///   root of the registered frames that face it (it projects into their image, and the fused
   ///   surface there faces their camera); by the
   ///   frame's depth, the median of a window's n valid pixels, variance `π/2 · σ(z)² / n`, plus
@@ -95,7 +95,7 @@ extension MeasurementUncertainty {
   }
 }
 
-/// The depth window a pixel landmark is lifted from (``landmarkDepthWindow(_:u:v:)``): its
+/// The depth window a pixel landmark is lifted from (`landmarkDepthWindow(_:u:v:)`): its
 /// robust spread (1.4826 × the median absolute deviation, metres) and how many pixels it holds;
 /// `nil` for fewer than three.
 func depthWindow(_ scan: any ScanReader, frame index: Int, u: Double, v: Double) throws -> (spread: Double, count: Int)? {
@@ -107,7 +107,7 @@ func depthWindow(_ scan: any ScanReader, frame index: Int, u: Double, v: Double)
 
 /// How many registered frames face a world point (metres): it projects inside their colour image
 /// (the scan header's intrinsics) and the fused surface's normal nearest to it faces their camera
-/// (cosine above 0.2, as ``liftLandmarks(_:path:scan:reconstruction:)`` asks). Occlusion is not
+/// (cosine above 0.2, as `liftLandmarks(_:path:scan:reconstruction:)` asks). Occlusion is not
 /// checked. The frames whose depth the fused surface there averages, for a landmark's noise.
 func framesFacing(_ point: SIMD3<Double>, reconstruction: HeadReconstruction, scan: any ScanReader) -> Int {
   let cloud = reconstruction.cloud

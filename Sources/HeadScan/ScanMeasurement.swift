@@ -19,9 +19,9 @@ public struct ScanMeasurement: Sendable {
     public var total: Double { reconstruction.total + measuring + bootstrapping }
   }
 
-  /// The report (contract §6), as `headscan measure --json` writes it.
+  /// The report, as `headscan measure --json` writes it.
   public var report: MeasureReport
-  /// The registered, fused head in the world frame (contract §5), metres.
+  /// The registered, fused head in the world frame (the lowest kept marker's own frame), metres.
   public var reconstruction: HeadReconstruction
   /// The head frame and the slicing it was measured with.
   public var headFrame: HeadFrameEstimate

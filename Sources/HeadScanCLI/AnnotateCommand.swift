@@ -15,7 +15,7 @@ struct AnnotateCommand: ParsableCommand {
       its markers, depth coverage and pose, places nasion, nose tip and both tragions by click,
       lifts them to 3D, shows them on the fused head and previews CVAI; the automatic landmarks
       (measure --landmarks auto) are shown as ghost points to accept or move. Save writes the landmarks
-      file (contract §3) atomically and keeps the previous one as .landmarks.json.bak; nothing
+      file (docs/formats.md) atomically and keeps the previous one as .landmarks.json.bak; nothing
       else is written. Ctrl-C stops the server.
 
       Examples:
@@ -23,7 +23,7 @@ struct AnnotateCommand: ParsableCommand {
         headscan annotate scans/infant.r3d --landmarks scans/infant.landmarks.json --port 8765
       """)
 
-  @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
+  @Argument(help: "A scan: a .rgbdscan file, a TUM-style folder or a Record3D .r3d export.")
   var scan: String
 
   @Option(help: "The landmarks file to read (if present) and save; default SCAN's name with .landmarks.json.")

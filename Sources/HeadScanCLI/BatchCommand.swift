@@ -15,7 +15,7 @@ struct BatchCommand: ParsableCommand {
       Scans are the folder's *.rgbdscan files and TUM-style subfolders (every registered scan format,
       recognised by content); each needs NAME.landmarks.json
       beside it (or pass --frame auto). Each scan runs as its own `headscan measure` process, so one bad
-      scan cannot take the others down; OUT/NAME.json is its report (contract §6). A scan whose report
+      scan cannot take the others down; OUT/NAME.json is its report (as measure --json writes it). A scan whose report
       is newer than the scan and its landmarks is skipped, so an interrupted batch resumes where it
       stopped. OUT/summary.csv has one row per scan. Exit 1 when any scan failed (listed with why).
 

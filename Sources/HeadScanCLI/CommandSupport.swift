@@ -144,7 +144,7 @@ final class ProgressReporter {
   }
 }
 
-/// A progress callback for ``reconstructHead``: one bar a stage (the optimisation is quick and silent).
+/// A progress callback for `reconstructHead`: one bar a stage (the optimisation is quick and silent).
 func stageProgress(_ options: GlobalOptions) -> (ReconstructionStage, Int, Int) -> Void {
   var bars: [ReconstructionStage: ProgressReporter] = [:]
   return { stage, done, total in
@@ -194,7 +194,7 @@ extension FocalLengthChoice: ExpressibleByArgument {
   }
 }
 
-/// The summary's lines on the focal length: the check (contract §8) and, when the stated and
+/// The summary's lines on the focal length: the check (docs/registration.md, "Focal-length check") and, when the stated and
 /// estimated focal lengths disagree, a warning line.
 func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?) -> [String] {
   var lines: [String] = []
@@ -211,7 +211,7 @@ func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?) -> [String] {
   return lines
 }
 /// Options of every command that reads scans: the cap for formats that do not record it
-/// (contract §8) and Record3D's depth-confidence filter.
+/// (docs/formats.md, "Cap sidecar") and Record3D's depth-confidence filter.
 struct ScanInputOptions: ParsableArguments {
   @Option(help: ArgumentHelp(
     "The cap's markers for scans that do not record them (a Record3D .r3d): a JSON file like NAME.cap.json. Default: NAME.cap.json beside the scan.",

@@ -10,7 +10,8 @@ struct HistoryCommand: ParsableCommand {
     commandName: "history",
     abstract: "Follow patients over their scans: CVAI, CI and circumference over time, and which changes exceed the uncertainty.",
     discussion: """
-      Reads reports (contract §6; any headscan version, as long as the contract's keys are there),
+      Reads reports (as measure --json writes them, from any headscan version: the keys that
+      docs/command-line.md lists as always there suffice),
       groups them by patientID and orders them by recordedAt (both copied from the scan header;
       a report without a patientID stands alone, one without recordedAt comes last). A folder
       stands for its *.json reports. A change between visits exceeds the uncertainty when its size
@@ -22,7 +23,7 @@ struct HistoryCommand: ParsableCommand {
         headscan history visit1.json visit2.json visit3.json --html history.html --csv history.csv
       """)
 
-  @Argument(help: "Report files (contract §6) or folders of them.")
+  @Argument(help: "Report files (as measure --json writes them) or folders of them.")
   var reports: [String] = []
 
   @Option(help: "Write the history page here: one self-contained HTML file, one section per patient.")

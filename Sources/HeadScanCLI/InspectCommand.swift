@@ -20,7 +20,7 @@ struct InspectCommand: ParsableCommand {
         headscan inspect fixtures/scans/orbit-small --overlap --milestones half
       """)
 
-  @Argument(help: "A scan: a .rgbdscan file or a TUM-style folder (any format of ScanFormats.registered).")
+  @Argument(help: "A scan: a .rgbdscan file, a TUM-style folder or a Record3D .r3d export (any format of ScanFormats.registered).")
   var scan: String
 
   @Option(help: "Look at every n-th frame only (faster on long scans).")

@@ -4,7 +4,7 @@ import Foundation
 import Registration
 import ScanIO
 
-/// `headscan markers INPUT --json OUT [--dictionary NAME]` (contract §6).
+/// `headscan markers INPUT --json OUT [--dictionary NAME]` (docs/command-line.md, "markers --json").
 struct MarkersCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "markers",
@@ -19,7 +19,7 @@ struct MarkersCommand: ParsableCommand {
         headscan markers ../shared/data/opencv-aruco/singlemarkersoriginal.jpg --json photo-markers.json --dictionary DICT_6X6_250
       """)
 
-  @Argument(help: "A .rgbdscan file, a TUM-style scan folder, or a PNG/JPEG image.")
+  @Argument(help: "A .rgbdscan file, a TUM-style scan folder, a Record3D .r3d export, or a PNG/JPEG image.")
   var input: String
 
   @Option(help: "Where to write the detections (JSON, written atomically).")

@@ -8,19 +8,19 @@ extension CVAIDenominator: ExpressibleByArgument {}
 
 /// Where `measure` takes the head frame from.
 enum HeadFrameSource: String, ExpressibleByArgument, CaseIterable {
-  /// The four landmarks (contract §3–4).
+  /// The four landmarks (docs/formats.md, "Landmarks"; docs/head-frame-and-measures.md).
   case landmarks
   /// The head's mirror symmetry and open side (no landmarks needed).
   case auto
 }
 
-/// `headscan measure SCAN --landmarks L.json --json REPORT.json` (contract §6).
+/// `headscan measure SCAN --landmarks L.json --json REPORT.json` (docs/command-line.md, "Reports: measure --json").
 struct MeasureCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "measure",
     abstract: "Reconstruct a scan and compute CVAI, CVA, diagonals, CI, circumference and severity.",
     discussion: """
-      The head frame comes from the four landmarks (contract §3–4); layers 1 mm apart from the
+      The head frame comes from the four landmarks (docs/head-frame-and-measures.md); layers 1 mm apart from the
       ears' plane up; the measurement level is the parabola vertex over the longest layer ± 10 mm.
       Numbers in mm and percent.
 
@@ -33,13 +33,13 @@ struct MeasureCommand: ParsableCommand {
         headscan measure scan.rgbdscan --json report.json --html report.html
       """)
 
-  @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
+  @Argument(help: "A scan: a .rgbdscan file, a TUM-style folder or a Record3D .r3d export.")
   var scan: String
 
-  @Option(help: "The landmarks file (contract §3); default SCAN's name with .landmarks.json; `auto` finds them on the reconstruction (refused, naming the landmark, when one is found with too little confidence; a file named auto: ./auto). Not with --frame auto.")
+  @Option(help: "The landmarks file (docs/formats.md); default SCAN's name with .landmarks.json; `auto` finds them on the reconstruction (refused, naming the landmark, when one is found with too little confidence; a file named auto: ./auto). Not with --frame auto.")
   var landmarks: String?
 
-  @Option(help: "Head frame from: landmarks (contract §4, the default) or auto (experimental: the head's mirror symmetry and the cap's axis, no landmarks; a few degrees off the landmarks' frame, which moves CVAI by points on asymmetric heads).")
+  @Option(help: "Head frame from: landmarks (the default) or auto (experimental: the head's mirror symmetry and the cap's axis, no landmarks; a few degrees off the landmarks' frame, which moves CVAI by points on asymmetric heads).")
   var frame: HeadFrameSource = .landmarks
 
   @Option(help: "Where to write the report (JSON, atomically).")

@@ -8,13 +8,13 @@ import HeadScan
 import ScanIO
 import _HeadScanSupport
 
-/// `headscan reconstruct SCAN -o CLOUD.ply` (contract §6).
+/// `headscan reconstruct SCAN -o CLOUD.ply` (docs/command-line.md).
 struct ReconstructCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "reconstruct",
     abstract: "Register a scan's frames through the cap markers and fuse them into one head point cloud.",
     discussion: """
-      Writes a binary little-endian PLY (x y z in metres in the world frame of contract §5 —
+      Writes a binary little-endian PLY (x y z in metres in the world frame —
       the lowest registered marker id's own frame — normals, colour), atomically.
 
       Examples:
@@ -26,11 +26,11 @@ struct ReconstructCommand: ParsableCommand {
 
       --mesh also writes a closed, manifold triangle mesh of the fused surface (PLY with colours
       and a per-vertex `filled` flag marking the closed holes, binary STL, or OBJ with vertex
-      colours), in metres in the world frame unless --head-frame (contract §4, from the
+      colours), in metres in the world frame unless --head-frame (docs/head-frame-and-measures.md, from the
       landmarks) or --millimetres say otherwise.
       """)
 
-  @Argument(help: "A .rgbdscan file or a TUM-style scan folder.")
+  @Argument(help: "A scan: a .rgbdscan file, a TUM-style folder or a Record3D .r3d export.")
   var scan: String
 
   @Option(name: .shortAndLong, help: "The point cloud to write (.ply).")
@@ -53,16 +53,16 @@ struct ReconstructCommand: ParsableCommand {
   @Option(help: "Also write a closed triangle mesh of the head: .ply (colours, per-vertex `filled` flag), .stl or .obj.")
   var mesh: String?
 
-  @Option(help: "Grid spacing of the mesh, mm (finer follows noise and may leave handles: docs/method.md).")
+  @Option(help: "Grid spacing of the mesh, mm (finer follows noise and may leave handles: docs/head-mesh.md).")
   var meshSpacing: Double = 2
 
   @Option(help: "Keep the mesh at or under this many triangles (extracted on a coarser grid).")
   var meshTriangles: Int?
 
-  @Flag(help: "Write the mesh in the head frame (contract §4: origin between the ears, x forward, z up), from the landmarks.")
+  @Flag(help: "Write the mesh in the head frame (origin between the ears, x forward, z up), from the landmarks.")
   var headFrame = false
 
-  @Option(help: "The landmarks file for --head-frame (contract §3); default SCAN's name with .landmarks.json.")
+  @Option(help: "The landmarks file for --head-frame (docs/formats.md); default SCAN's name with .landmarks.json.")
   var landmarks: String?
 
   @Flag(help: "Write the mesh in millimetres instead of metres.")
@@ -93,7 +93,7 @@ struct ReconstructCommand: ParsableCommand {
       var frame: Int
       var id: Int
     }
-    /// One kept marker of the map (contract §8): world frame, metres, corners in detection order.
+    /// One kept marker of the map (key `markerMap`): world frame, metres, corners in detection order.
     struct MappedMarker: Encodable {
       var id: Int
       var corners: [[Double]]
@@ -142,7 +142,7 @@ struct ReconstructCommand: ParsableCommand {
     var markerFits: [Fit]
     /// Wall-clock seconds per stage.
     var seconds: [String: Double]
-    /// The stated focal length against the markers' (contract §8).
+    /// The stated focal length against the markers' (docs/registration.md, "Focal-length check").
     var intrinsicsCheck: MeasureReport.IntrinsicsCheckSummary?
   }
 

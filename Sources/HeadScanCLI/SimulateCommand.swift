@@ -11,11 +11,11 @@ struct SimulateCommand: ParsableCommand {
     discussion: """
       Writes the scan (a .rgbdscan file, a Record3D .r3d export, or a TUM folder for any other
       name), and beside it
-      NAME.landmarks.json (contract §3) and NAME.truth.json (exact measures, marker and camera
+      NAME.landmarks.json (docs/formats.md) and NAME.truth.json (exact measures, marker and camera
       poses, and the conditions rendered under). The same options and seed give the same bytes.
 
-      --preset default is the original simulator; --preset realistic renders a TrueDepth
-      recording as issue 15 lists it (600 frames, 40 decal stickers of 16 mm with 2 mm margin,
+      --preset default is the simulator's base model; --preset realistic renders a TrueDepth
+      recording as an independent simulator renders it (600 frames, 40 decal stickers of 16 mm with 2 mm margin,
       σ = 0.4 mm·(z/0.2 m)², dropouts at 72–80° incidence, half the silhouette lost, 3 holes
       a frame, motion blur in 5 % of frames, 24–39 cm from the surface, fx 587.5–592.5 px,
       the last 35 % of the frames a pass at ear level).

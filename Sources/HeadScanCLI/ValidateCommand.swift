@@ -5,7 +5,7 @@ import Foundation
 import ScanIO
 import _HeadScanSupport
 
-/// `headscan validate CALLIPER.csv --reports DIR` (contract §6–7).
+/// `headscan validate CALLIPER.csv --reports DIR` (docs/command-line.md, "validate"; docs/validation.md).
 struct ValidateCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "validate",
@@ -14,7 +14,7 @@ struct ValidateCommand: ParsableCommand {
       CALLIPER.csv has a header row and one row per scan: scan,diagonalA,diagonalB required;
       length,width,circumference optional (mm). `scan` matches a report's file name without .json
       in the reports folder. Differences are report minus calliper. CVAI, CVA and CI on the calliper
-      side are derived from its diagonals, length and width as contract §4 defines them.
+      side are derived from its diagonals, length and width as docs/head-frame-and-measures.md defines them.
 
       Examples:
         headscan validate calliper.csv --reports reports

@@ -2,7 +2,7 @@ import CVAI
 import Foundation
 import PointCloud
 
-/// The four landmarks of contract §3 found on a reconstruction, each with its confidence
+/// The four landmarks (nasion, nose tip, both tragions) found on a reconstruction, each with its confidence
 /// (``detectLandmarks(cloud:markers:)``).
 public struct AutomaticLandmarks: Sendable, Hashable {
   public var nasion: LandmarkProposal
@@ -19,7 +19,7 @@ public struct AutomaticLandmarks: Sendable, Hashable {
     (self.nasion, self.noseTip, self.leftEar, self.rightEar) = (nasion, noseTip, leftEar, rightEar)
   }
 
-  /// The four proposals in contract order.
+  /// The four proposals in file order (nasion, nose tip, left ear, right ear).
   public var all: [LandmarkProposal] { [nasion, noseTip, leftEar, rightEar] }
 
   /// The points as landmarks, whatever their confidence (world, metres).

@@ -82,7 +82,7 @@ struct CylinderMap {
     }
   }
 
-  /// The map of a head in its own frame (contract §4): the axis is the frame's z through the
+  /// The map of a head in its own frame (the head frame): the axis is the frame's z through the
   /// ears' midpoint, and column k is centred on azimuth k° from the frame's x (the nasion's
   /// direction), so column 0 is the midline; `heights` are metres above the ears' plane.
   init(points: [SIMD3<Double>], normals: [SIMD3<Double>]?, frame: HeadFrame, heights: ClosedRange<Double>) {

@@ -6,14 +6,14 @@ import ScanIO
 
 /// A head frame for a reconstruction together with the conventions it is measured by.
 ///
-/// The frame (contract §4) and the slicing that goes with it travel as one value, so no
+/// The frame (docs/head-frame-and-measures.md) and the slicing that goes with it travel as one value, so no
 /// caller pairs a frame with slicing options by hand: layers start at the ears' plane for
 /// the landmarks' frame, and at the lowest scanned layer for the automatic frame (whose
 /// origin is the bottom of the scanned head).
 public struct HeadFrameEstimate: Sendable, Hashable {
   /// Where a head frame came from.
   public enum Source: String, Sendable, Hashable, Codable, CaseIterable {
-    /// The four landmarks of contract §3–4.
+    /// The four landmarks (nasion, nose tip, both tragions).
     case landmarks
     /// The head's mirror symmetry and the cap's axis (experimental; see ``AutomaticHeadFrame``).
     case automatic
@@ -21,7 +21,7 @@ public struct HeadFrameEstimate: Sendable, Hashable {
     case automaticLandmarks = "automatic landmarks"
   }
 
-  /// Maps world points (contract §5, metres) into the head frame (contract §4, metres).
+  /// Maps world points (metres) into the head frame (metres).
   public var headFromWorld: RigidTransform
   /// How the head is cut into layers in this frame.
   public var slicing: SlicingOptions
@@ -62,7 +62,7 @@ public struct HeadFrameEstimate: Sendable, Hashable {
     symmetryRMS = frame.symmetryRMS
   }
 
-  /// The frame of a landmarks file (contract §3) lifted into `reconstruction`'s world.
+  /// The frame of a landmarks file (docs/formats.md) lifted into `reconstruction`'s world.
   /// - Throws: ``LandmarkError`` naming `path` (a landmark that cannot be placed, or points
   ///   that make no frame) or `ScanIOError`.
   public static func fromLandmarks(
@@ -96,7 +96,7 @@ public struct HeadFrameEstimate: Sendable, Hashable {
     cloud.positions.map { headFromWorld.apply(SIMD3<Double>($0)) }
   }
 
-  /// Measures a world cloud in this frame with this frame's slicing (contract §4).
+  /// Measures a world cloud in this frame with this frame's slicing (docs/head-frame-and-measures.md).
   /// - Throws: `MeasurementError`.
   public func measure(_ cloud: PointSet) throws(MeasurementError) -> HeadMeasurement {
     try measureHead(points: headPoints(of: cloud), options: slicing)

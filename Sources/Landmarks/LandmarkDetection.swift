@@ -12,7 +12,7 @@ import _HeadScanSupport
 /// - **Nose**: below the cap's lowest sticker, the bin standing most proud of the chord 20°
 ///   either side.
 /// - **Nose tip**: the most anterior point near it in the head frame the four points make
-///   (contract §4), refined to a fraction of a bin.
+///   (`HeadFrame`), refined to a fraction of a bin.
 /// - **Nasion**: the deepest point of the midline profile between the nose tip and the
 ///   forehead's most prominent point within 60 mm above it.
 /// - **Tragion**: the front root of the ear (`LandmarkDetector.findTragion`):

@@ -7,7 +7,7 @@ public enum LandmarkError: Error, Sendable, Equatable, CustomStringConvertible {
   case frameNotRegistered(path: String, name: String, frame: Int, reason: String)
   case pixelOutsideImage(path: String, name: String, frame: Int)
   case noDepth(path: String, name: String, frame: Int)
-  /// The lifted points do not make a head frame (contract §4).
+  /// The lifted points do not make a head frame (`HeadFrameError` says why).
   case noHeadFrame(path: String, HeadFrameError)
 
   public var description: String {

@@ -30,7 +30,7 @@ public func checkLandmarks(_ file: LandmarkFile, path: String, scan: any ScanRea
 /// noise, so this is far steadier than the frame's own depth: on a realistic simulated head
 /// (depth noise 0.9 mm at 30 cm) the landmarks' head frame moved 0.4° with the frame's depth.
 /// The frame's depth (median of the valid depth within ±2 pixels) is the check and the
-/// fallback: where the fused hit lies more than 5 σ of the scan's depth noise (``ScanNoise``,
+/// fallback: where the fused hit lies more than 5 σ of the scan's depth noise (`ScanNoise`,
 /// at least 2 mm when unknown) from it, or the ray meets no fused surface, the frame's depth is
 /// used (the clicked surface was not fused, e.g. outside the fusion region); without depth
 /// either, it is an error. World landmarks are used as given.

@@ -6,16 +6,16 @@ public struct LandmarkProposal: Sendable, Hashable, Codable {
   public struct PixelView: Sendable, Hashable, Codable {
     /// Zero-based frame index in the scan.
     public var frame: Int
-    /// Colour-image pixel (contract §3: column `u`, row `v`, pixel centres at integers).
+    /// Colour-image pixel (as in a landmarks file: column `u`, row `v`, pixel centres at integers).
     public var u: Double
     public var v: Double
 
     public init(frame: Int, u: Double, v: Double) { (self.frame, self.u, self.v) = (frame, u, v) }
   }
 
-  /// The landmark's name in contract §3 (`nasion`, `noseTip`, `leftEar`, `rightEar`).
+  /// The landmark's name in a landmarks file (`nasion`, `noseTip`, `leftEar`, `rightEar`).
   public var name: String
-  /// The point in the reconstruction's world frame (contract §5), metres.
+  /// The point in the reconstruction's world frame (the lowest kept marker's own frame), metres.
   public var position: SIMD3<Double>
   /// How sure the detector is, 0…1 (see ``AutomaticLandmarks/minimumConfidence``): the
   /// feature's size against the least an infant's feature has and against the surface noise,

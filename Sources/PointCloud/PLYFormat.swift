@@ -1,6 +1,6 @@
 import Foundation
 
-/// Binary little-endian PLY, as `headscan reconstruct` writes it (contract §6).
+/// Binary little-endian PLY, as `headscan reconstruct` writes it (docs/command-line.md).
 ///
 /// Vertex properties: `x y z` (float, metres), then `nx ny nz` (float) when the
 /// set has normals, then `red green blue` (uchar) when it has colours.

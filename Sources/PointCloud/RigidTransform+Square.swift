@@ -1,5 +1,5 @@
 extension RigidTransform {
-  /// The pose of a square marker from its four corners (contract §5), metres.
+  /// The pose of a square marker from its four corners, metres (the marker's own frame).
   ///
   /// Origin at the corners' mean; x along corner 0 → 1 and y along 3 → 0, each the
   /// mean of the two parallel edges (corners on a curved cap are not coplanar),
@@ -14,7 +14,7 @@ extension RigidTransform {
     self.init(rotation: Rotation3(columns: x, z.cross(x), z), translation: origin)
   }
 
-  /// The corners of a square of side `side` in its own frame (contract §5), OpenCV order.
+  /// The corners of a square of side `side` in its own frame, OpenCV order.
   public static func squareModel(side: Double) -> [SIMD3<Double>] {
     let h = side / 2
     return [SIMD3(-h, h, 0), SIMD3(h, h, 0), SIMD3(h, -h, 0), SIMD3(-h, -h, 0)]

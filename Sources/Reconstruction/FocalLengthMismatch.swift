@@ -7,7 +7,7 @@ import Registration
 /// A focal length several percent off distorts every lifted sticker (sides a few percent
 /// long or short across the line of sight, not along it), which can leave no marker consistent
 /// enough to keep; ``reconstructHead(_:options:progress:)`` then throws this instead of the
-/// bare ``ReconstructionError``, so the check is not lost with the reconstruction.
+/// bare `ReconstructionError`, so the check is not lost with the reconstruction.
 public struct FocalLengthMismatch: Error, Sendable, CustomStringConvertible {
   /// Why the reconstruction failed.
   public var underlying: ReconstructionError

@@ -3,7 +3,7 @@ import Registration
 import PointCloud
 
 /// The result of ``reconstructHead(_:options:progress:)``: the registration and the fused cloud,
-/// in the contract §5 world (the world marker's own frame, metres).
+/// in the world frame (the world marker's own frame, metres).
 public struct HeadReconstruction: Sendable {
   /// One entry per frame read.
   public var frames: [FrameDiagnostics]
@@ -13,7 +13,7 @@ public struct HeadReconstruction: Sendable {
   public var markerFits: [MarkerFit] = []
   /// The scan's noise, estimated from the scan, and the limits derived from it.
   public var noise = ScanNoise()
-  /// The marker whose frame is the world (contract §5: the lowest registered id).
+  /// The marker whose frame is the world (the lowest kept id).
   public var worldMarkerID: Int
   /// RMS over all kept observations of the 3D corner residual, metres.
   public var cornerRMS: Double
@@ -34,7 +34,7 @@ public struct HeadReconstruction: Sendable {
   /// scan's stated one (``ReconstructionOptions/focalLength``); `nil` for the stated one.
   public var focalLengthUsed: Double? = nil
 
-  /// Registered frames whose depth was fused (``FusionOptions/maximumFrames`` caps them); 0
+  /// Registered frames whose depth was fused (`FusionOptions/maximumFrames` caps them); 0
   /// without fusion.
   public var framesFused = 0
 

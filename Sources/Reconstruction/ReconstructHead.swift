@@ -21,13 +21,13 @@ import _HeadScanSupport
 ///
 /// The first pass also checks the scan's stated focal length against its markers
 /// (``HeadReconstruction/intrinsicsCheck``). With ``ReconstructionOptions/focalLength`` set to
-/// ``FocalLengthChoice/estimate``, the scan is then observed again with the estimated focal
-/// length (a ``RefocusedScan``), which costs a second detection pass.
+/// `FocalLengthChoice/estimate`, the scan is then observed again with the estimated focal
+/// length (a `RefocusedScan`), which costs a second detection pass.
 ///
 /// Memory grows with the number of markers and the kept cloud, not the scan.
 /// - Parameter progress: called on the calling thread with (stage, done, total).
-/// - Throws: ``ReconstructionError``, `ScanIOError` or `ArucoError`; ``FocalLengthMismatch``
-///   (wrapping the ``ReconstructionError``) when registration fails with a focal length the
+/// - Throws: `ReconstructionError`, `ScanIOError` or `ArucoError`; ``FocalLengthMismatch``
+///   (wrapping the `ReconstructionError`) when registration fails with a focal length the
 ///   markers contradict.
 public func reconstructHead(
   _ scan: any ScanReader, options: ReconstructionOptions = .default,

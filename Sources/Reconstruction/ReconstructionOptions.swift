@@ -32,9 +32,9 @@ public struct ReconstructionOptions: Sendable, Hashable {
   /// Settling the markers on the fused surface.
   public var settling = SettlingOptions.default
   /// The focal length the depth is lifted with: the scan's own (default), the one its
-  /// markers show, or a given one (``FocalLengthChoice``).
+  /// markers show, or a given one (`FocalLengthChoice`).
   public var focalLength = FocalLengthChoice.stated
-  /// Checking the stated focal length against the markers (``checkIntrinsics(_:statedFocalLength:options:)``).
+  /// Checking the stated focal length against the markers (`checkIntrinsics(_:statedFocalLength:options:)`).
   public var intrinsicsCheck = IntrinsicsCheckOptions.default
 
   /// The defaults.

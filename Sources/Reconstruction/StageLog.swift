@@ -45,7 +45,7 @@ protocol StageCounting {
   var stageCounts: [StageReport.Count] { get }
 }
 
-/// Frames rejected, by kind (``FrameRejection/kind``), sorted by kind.
+/// Frames rejected, by kind (`FrameRejection/kind`), sorted by kind.
 func rejectionCounts(_ frames: [FrameDiagnostics]) -> [StageReport.Count] {
   Dictionary(grouping: frames.compactMap(\.rejection?.kind), by: { $0 })
     .map { StageReport.Count("frames rejected: \($0.key)", $0.value.count) }.sorted { $0.label < $1.label }

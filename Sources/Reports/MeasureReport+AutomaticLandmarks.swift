@@ -1,9 +1,9 @@
 extension MeasureReport {
   /// One automatically found landmark in a report (key `automaticLandmarks`).
   public struct AutomaticLandmark: Codable, Sendable, Hashable {
-    /// Contract §3 name: `nasion`, `noseTip`, `leftEar` or `rightEar`.
+    /// The landmark's name: `nasion`, `noseTip`, `leftEar` or `rightEar`.
     public var name: String
-    /// The point in the scan's world frame (contract §5), millimetres.
+    /// The point in the scan's world frame (the lowest kept marker's own frame), millimetres.
     public var position: SIMD3<Double>
     /// The detector's confidence, 0…1.
     public var confidence: Double

@@ -1,5 +1,5 @@
 extension MeasureReport {
-  /// The scan's stated focal length against the one its markers show (contract §8
+  /// The scan's stated focal length against the one its markers show (the report's
   /// `intrinsicsCheck`); colour-image pixels.
   public struct IntrinsicsCheckSummary: Codable, Sendable, Hashable {
     /// The focal length the scan states, pixels.

@@ -30,7 +30,7 @@ extension MeasureReport {
   }
 
   /// Reads a report file.
-  /// - Throws: ``FileProblem`` naming the file: unreadable, not JSON, or a contract key missing.
+  /// - Throws: ``FileProblem`` naming the file: unreadable, not JSON, or an always-present key missing.
   public init(path: String) throws(FileProblem) {
     let data: Data
     do {

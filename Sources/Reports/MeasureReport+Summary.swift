@@ -1,5 +1,5 @@
 extension MeasureReport {
-  /// The measure columns of a summary table (`batch`'s `summary.csv`), in order: the contract's
+  /// The measure columns of a summary table (`batch`'s `summary.csv`), in order: the always-present
   /// measures, then the registration's counts.
   public static let summaryColumns = [
     "cvai", "cva", "diagonalA", "diagonalB", "length", "width", "ci", "circumference", "measurementLevel", "severity",

@@ -1,14 +1,14 @@
 import CVAI
 import PointCloud
 
-/// The report of one measured scan (contract §6): what `headscan measure --json` writes,
+/// The report of one measured scan (docs/command-line.md, "Reports"): what `headscan measure --json` writes,
 /// `headscan validate` and `batch` read, and a research tool gets from the library.
 ///
-/// Lengths in millimetres, indices in percent. The keys of contract §6 are required when a
-/// report is read; every key added since is optional, so reports of older versions and of
-/// outside tools decode as long as they carry the contract's keys.
+/// Lengths in millimetres, indices in percent. The always-present keys are required when a
+/// report is read; every other key is optional, so reports of older versions and of
+/// outside tools decode as long as they carry those keys.
 public struct MeasureReport: Codable, Sendable, Hashable {
-  /// The registration's counts (contract §6 `registration`).
+  /// The registration's counts (key `registration`).
   public struct RegistrationSummary: Codable, Sendable, Hashable {
     /// Frames read.
     public var frames: Int
@@ -27,7 +27,7 @@ public struct MeasureReport: Codable, Sendable, Hashable {
     }
   }
 
-  // Contract §6 (required when read).
+  // The always-present keys (required when read).
   /// CVAI by ``cvaiDenominator`` (the longer diagonal unless asked otherwise), percent.
   public var cvai: Double
   /// CVA = A − B, mm.
@@ -64,7 +64,7 @@ public struct MeasureReport: Codable, Sendable, Hashable {
   public var flattenedSide: FlattenedSide?
   /// Where the head frame came from: `landmarks` or `automatic`.
   public var headFrame: String?
-  /// The head frame used: world (contract §5, metres) → head frame (contract §4, metres).
+  /// The head frame used: world (the lowest kept marker's own frame, metres) → head frame (metres).
   public var headFromWorld: RigidTransform?
   /// For the automatic frame: the mirrored cloud's RMS distance to the cloud, mm.
   public var symmetryRMS: Double?
@@ -83,14 +83,14 @@ public struct MeasureReport: Codable, Sendable, Hashable {
   public var scan: String?
   /// The headscan version that wrote the report (``HeadScanVersion/current``).
   public var headscanVersion: String?
-  /// The stated focal length checked against the markers (contract §8).
+  /// The stated focal length checked against the markers (docs/registration.md, "Focal-length check").
   public var intrinsicsCheck: IntrinsicsCheckSummary?
-  /// The patient, as the scan's header names them (contract §1 `patientID`).
+  /// The patient, as the scan's header names them (header key `patientID`).
   public var patientID: String?
-  /// When the scan was recorded, ISO 8601, as the scan's header gives it (contract §1 `recordedAt`).
+  /// When the scan was recorded, ISO 8601, as the scan's header gives it (header key `recordedAt`).
   public var recordedAt: String?
 
-  /// A report holding the contract's keys only (e.g. from another tool).
+  /// A report holding the always-present keys only (e.g. from another tool).
   public init(
     cvai: Double, cva: Double, diagonalA: Double, diagonalB: Double, ci: Double, length: Double, width: Double,
     circumference: Double, measurementLevel: Double, severity: Int, registration: RegistrationSummary
@@ -134,7 +134,7 @@ public struct MeasureReport: Codable, Sendable, Hashable {
   /// count as complete there, percent.
   public static let completeContourPercent = 90.0
 
-  /// CVAI by the longer diagonal (the contract's default), whatever the report was asked for.
+  /// CVAI by the longer diagonal (the default), whatever the report was asked for.
   public var cvaiByLonger: Double {
     if let cvaiLonger { return cvaiLonger }
     return cvaiDenominator == .shorter ? abs(diagonalA - diagonalB) / max(diagonalA, diagonalB) * 100 : cvai

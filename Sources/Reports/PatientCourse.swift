@@ -3,7 +3,7 @@ import Foundation
 
 /// One patient's scans in the order they were recorded, and the change between visits.
 ///
-/// Reports are grouped by `patientID` (contract §1, copied into the report); a report without one
+/// Reports are grouped by `patientID` (the scan header's, copied into the report); a report without one
 /// is a course of its own, named by its file. Visits are ordered by `recordedAt` (ISO 8601);
 /// visits without a date come last, by file name.
 ///
@@ -16,6 +16,7 @@ public struct PatientCourse: Sendable {
   public struct Visit: Sendable {
     /// Where the report came from (its file), as given.
     public var source: String
+    /// The report.
     public var report: MeasureReport
     /// `recordedAt` read, when the report has it.
     public var date: Date?

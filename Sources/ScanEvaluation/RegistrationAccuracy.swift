@@ -8,7 +8,7 @@ import ScanSimulator
 /// How far a reconstruction is from a simulated scan's exact truth.
 ///
 /// Compared two ways (millimetres and degrees; maxima unless said otherwise):
-/// - ``world``: in the reconstruction's world (contract §5: the lowest kept
+/// - ``world``: in the reconstruction's world (the lowest kept
 ///   marker's own frame), the truth moved there through that marker's true pose.
 ///   This includes the world sticker's own orientation error (its four corners, 16 mm
 ///   apart, settled on the fused surface: a few tenths of a degree), which grows with
@@ -75,7 +75,7 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
     public var rms: Double
   }
 
-  /// In the contract §5 world.
+  /// In the reconstruction's world (the lowest kept marker's own frame).
   public var world = Errors()
   /// After the best rigid alignment of the marker map to the truth.
   public var aligned = Errors()

@@ -1,7 +1,7 @@
 import Foundation
 internal import _HeadScanSupport
 
-/// The four landmarks a user marks on a scan (contract §3): `*.landmarks.json`.
+/// The four landmarks a user marks on a scan (docs/formats.md, "Landmarks"): `*.landmarks.json`.
 ///
 /// Each is either a pixel of one frame's colour image (lifted to 3D later,
 /// through that frame's depth and pose) or a point in the scan's world frame.
@@ -13,7 +13,7 @@ public struct LandmarkFile: Sendable, Hashable {
   public enum Position: Sendable, Hashable {
     /// Pixel (`u`, `v`) of frame `frame`'s colour image (OpenCV pixel convention).
     case pixel(frame: Int, u: Double, v: Double)
-    /// A point in the scan's world frame (contract §5), metres.
+    /// A point in the scan's world frame (the lowest kept marker's own frame), metres.
     case world(SIMD3<Double>)
   }
 
@@ -25,7 +25,7 @@ public struct LandmarkFile: Sendable, Hashable {
     self.positions = positions
   }
 
-  /// One element of the file's `landmarks` array (contract §3): a name with either a pixel
+  /// One element of the file's `landmarks` array (docs/formats.md, "Landmarks"): a name with either a pixel
   /// (`frame`, `u`, `v`) or a world point (`x`, `y`, `z`, metres). Every field is optional so
   /// that an incomplete entry decodes and can be reported by name.
   public struct Entry: Codable, Sendable, Hashable {
@@ -102,7 +102,7 @@ public struct LandmarkFile: Sendable, Hashable {
     }
   }
 
-  /// The file's JSON, landmarks in contract order.
+  /// The file's JSON, landmarks in the order of ``names``.
   public func jsonData() -> Data {
     let entries = Self.names.compactMap { name in positions[name].map { Entry(name: name, position: $0) } }
     let encoder = JSONEncoder()

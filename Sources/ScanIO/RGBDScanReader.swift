@@ -1,7 +1,7 @@
 import Foundation
 internal import _HeadScanSupport
 
-/// Reads a `.rgbdscan` recorder stream (contract §1) frame by frame.
+/// Reads a `.rgbdscan` recorder stream (docs/formats.md) frame by frame.
 ///
 /// Opening reads only the 16-byte preamble and the JSON header; each
 /// ``frame(at:)`` reads one frame with positioned reads, so memory stays flat

@@ -6,7 +6,7 @@ import Darwin
 import Foundation
 internal import _HeadScanSupport
 
-/// Writes a `.rgbdscan` stream (contract §1) frame by frame, atomically.
+/// Writes a `.rgbdscan` stream (docs/formats.md) frame by frame, atomically.
 ///
 /// Frames go to a hidden temporary file beside the destination; ``finish()``
 /// renames it into place. A writer dropped without `finish()` removes its

@@ -1,4 +1,4 @@
-/// How a `.rgbdscan` stream stores its frames (contract §1): what only the stream records,
+/// How a `.rgbdscan` stream stores its frames (docs/formats.md): what only the stream records,
 /// beside the ``ScanHeader`` every format shares.
 ///
 /// Read from the header's `depth.encoding` and `color.encoding` keys and written back to
@@ -27,7 +27,7 @@ public struct RGBDStreamLayout: Sendable, Hashable {
     public var isDisparity: Bool { self == .disparity32 || self == .disparity16 }
   }
 
-  /// The one colour encoding contract §1 defines: 4 bytes a pixel, blue, green, red, alpha.
+  /// The one colour encoding a stream may have: 4 bytes a pixel, blue, green, red, alpha.
   public static let colorEncoding = "bgra8"
 
   /// How depth samples are stored.

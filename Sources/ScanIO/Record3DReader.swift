@@ -12,7 +12,7 @@ internal import LZFSE
 ///
 /// Frames come back as stored: a front-camera recording is portrait (480 wide, 640 high), and
 /// its intrinsics (`K`, column-major) describe that portrait image. Depth and colour may have
-/// different sizes; the intrinsics scale to each as contract §1 says. Record3D does not know
+/// different sizes; the intrinsics scale to each about pixel edges (docs/formats.md). Record3D does not know
 /// the cap, so it comes from ``ScanOpenOptions/cap`` or the sidecar `NAME.cap.json`.
 public final class Record3DReader: ScanReader {
   /// The first bytes of a ZIP archive (a local file header).

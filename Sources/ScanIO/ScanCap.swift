@@ -1,7 +1,7 @@
 import Foundation
 internal import _HeadScanSupport
 
-/// The cap's markers, for scans whose format does not record them (contract §8).
+/// The cap's markers, for scans whose format does not record them (docs/formats.md, "Cap sidecar").
 ///
 /// Read from a sidecar `NAME.cap.json` beside the scan or from a file given with
 /// `--cap FILE`; the JSON holds the stream header's `markers` and (optional) `cap` keys:

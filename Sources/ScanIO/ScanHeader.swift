@@ -1,7 +1,7 @@
 /// What a scan says about itself, whatever its format: image sizes, camera, markers, cap.
 ///
-/// Read from the `.rgbdscan` JSON header (contract §1) or a TUM folder's
-/// `camera.json` (contract §2). Lengths are metres. How a format stores its
+/// Read from the `.rgbdscan` JSON header or a TUM folder's
+/// `camera.json` (docs/formats.md, "Header", "TUM-style folder"). Lengths are metres. How a format stores its
 /// samples is the format's own business (``RGBDStreamLayout`` for the stream).
 public struct ScanHeader: Sendable, Hashable {
   /// The ArUco markers on the cap.

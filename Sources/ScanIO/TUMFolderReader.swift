@@ -1,7 +1,7 @@
 import Foundation
 internal import _HeadScanSupport
 
-/// Reads a TUM-style scan folder (contract §2): `rgb/`, `depth/`, `rgb.txt`,
+/// Reads a TUM-style scan folder (docs/formats.md, "TUM-style folder"): `rgb/`, `depth/`, `rgb.txt`,
 /// `depth.txt` and `camera.json`.
 ///
 /// Colour and depth entries are paired by nearest timestamp within 20 ms

@@ -1,7 +1,7 @@
 import Foundation
 internal import _HeadScanSupport
 
-/// Writes a TUM-style scan folder (contract §2) atomically.
+/// Writes a TUM-style scan folder (docs/formats.md, "TUM-style folder") atomically.
 ///
 /// Files go into a hidden temporary folder beside the destination, which
 /// ``finish()`` renames into place (replacing an older folder of that name).

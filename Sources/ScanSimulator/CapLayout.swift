@@ -11,7 +11,7 @@ import PointCloud
 public struct CapMarker: Sendable, Hashable, Codable {
   /// Marker id in the cap's dictionary.
   public var id: Int
-  /// The pose of contract §5 from the four corners: origin at their mean, x along
+  /// The marker's own frame from the four corners: origin at their mean, x along
   /// 0 → 1 (mean of the two x edges), y along 3 → 0, z out of the face.
   public var headFromMarker: RigidTransform
   /// Printed corners on the surface, OpenCV order, metres.

@@ -2,7 +2,7 @@ import CVAI
 import Foundation
 import PointCloud
 
-/// The exact clinical measures of a simulated head (contract §4), millimetres and percent.
+/// The exact clinical measures of a simulated head (docs/head-frame-and-measures.md), millimetres and percent.
 public struct HeadTruth: Sendable, Hashable, Codable {
   public var cvai: Double
   public var cvaiShorter: Double
@@ -101,7 +101,7 @@ extension HeadShape {
     HeadShapeMeasures(contour: layerContour(height: parameters.measurementHeight, frame: clinicalFrame, samples: 1440))!
   }
 
-  /// The contract's measures on the exact surface: 1 mm layers, parabola-fitted ML, chords at h*.
+  /// The clinical measures on the exact surface: 1 mm layers, parabola-fitted ML, chords at h*.
   public func truth(layerSpacing: Double = 0.001) -> HeadTruth {
     let frame = clinicalFrame
     let top = Int(((vertexHeight - 0.0005) / layerSpacing).rounded(.down))

@@ -1,7 +1,7 @@
 import Foundation
 import PointCloud
 
-/// A parametric infant head in its own head frame (contract §4), metres.
+/// A parametric infant head in its own head frame (docs/head-frame-and-measures.md), metres.
 ///
 /// Origin at the ears' midpoint of the *model* (see ``landmarks`` for the
 /// clinical frame, which differs by a small in-plane turn when the head is

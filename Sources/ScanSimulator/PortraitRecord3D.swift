@@ -21,7 +21,7 @@ public final class PortraitRecord3D {
   private let writer: Record3DWriter
 
   /// Starts the export.
-  /// - Throws: ``ScanIOError/cannotWrite(path:reason:)``.
+  /// - Throws: `ScanIOError/cannotWrite(path:reason:)`.
   public init(path: String, landscape: ScanHeader, writesConfidence: Bool, jpegQuality: Int = 92) throws(ScanIOError) {
     self.landscape = landscape
     self.writesConfidence = writesConfidence

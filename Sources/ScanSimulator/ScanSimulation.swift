@@ -54,7 +54,7 @@ public struct SimulationOptions: Sendable, Hashable {
   public var preset: SimulationPreset = .default
   /// Seed of every random choice (marker layout, tremor, noise).
   public var seed: UInt64 = 1
-  /// The header's `patientID` (contract §1); default `simulated-SEED`.
+  /// The header's `patientID`; default `simulated-SEED`.
   public var patientID: String?
   /// The header's `recordedAt` (ISO 8601); default `2026-11-21T10:15:00Z`.
   public var recordedAt: String?
@@ -73,9 +73,9 @@ public struct SimulationOptions: Sendable, Hashable {
 
 /// How a simulated scan is stored.
 public enum SimulationFormat: String, Sendable, CaseIterable {
-  /// A `.rgbdscan` stream (contract §1).
+  /// A `.rgbdscan` stream (docs/formats.md).
   case stream
-  /// A TUM-style folder (contract §2), colour as PNG.
+  /// A TUM-style folder (docs/formats.md), colour as PNG.
   case tum
   /// A TUM-style folder with JPEG colour (quality 92): about a tenth of the size.
   case tumJPEG = "tum-jpeg"
@@ -86,9 +86,9 @@ public enum SimulationFormat: String, Sendable, CaseIterable {
 
 /// The ground truth of a simulated scan: measures, landmarks, marker and camera poses.
 ///
-/// Poses and points are in the clinical head frame of contract §4 (metres),
+/// Poses and points are in the clinical head frame (metres),
 /// which the landmarks define; `worldFromHead` maps it to the world frame of
-/// contract §5 (the lowest marker id's own frame).
+/// the scan (the lowest marker id's own frame).
 public struct SimulationTruth: Sendable, Codable {
   public struct Marker: Sendable, Codable {
     public var id: Int
@@ -131,7 +131,7 @@ public struct SimulationTruth: Sendable, Codable {
     public var motionBlurLength: ClosedRange<Double>
   }
 
-  /// The contract §4 measures of the exact surface.
+  /// The clinical measures of the exact surface.
   public var measures: HeadTruth
   /// Shape parameters as asked for.
   public var parameters: HeadShape.Parameters
@@ -150,7 +150,7 @@ public struct SimulationTruth: Sendable, Codable {
 public struct SimulationResult: Sendable {
   /// The scan (stream file or TUM folder).
   public var scanPath: String
-  /// `<scan>.landmarks.json` beside it (contract §3).
+  /// `<scan>.landmarks.json` beside it (docs/formats.md, "Landmarks").
   public var landmarksPath: String
   /// `<scan>.truth.json` beside it.
   public var truthPath: String
@@ -169,7 +169,7 @@ public struct SimulationResult: Sendable {
 ///   - path: the scan to write (a `.rgbdscan` file or a folder); companions go beside it.
 ///   - format: stream or TUM folder.
 ///   - progress: called after each written frame with (done, total).
-/// - Throws: ``ScanIOError`` when writing fails; `ArucoError` for an unknown dictionary;
+/// - Throws: `ScanIOError` when writing fails; `ArucoError` for an unknown dictionary;
 ///   ``CapLayout/PlacementError`` for a sticker far too large for the cap.
 public func simulateScan(
   _ options: SimulationOptions, to path: String, format: SimulationFormat,

@@ -2,10 +2,10 @@ import Foundation
 
 /// Named sets of ``SimulationOptions``; individual options set after a preset override it.
 public enum SimulationPreset: String, Sendable, Hashable, Codable, CaseIterable {
-  /// The simulator's original conditions (``SimulationOptions/init()``): 240 frames,
+  /// The simulator's base conditions (``SimulationOptions/init()``): 240 frames,
   /// 30 tangent-projected stickers, σ = 0.5 mm·(z / 0.3 m)², dropouts from 69.5° to 78.5°.
   case `default`
-  /// A TrueDepth recording as an independent simulator renders it (issue 15's list):
+  /// A TrueDepth recording as an independent simulator renders it:
   /// 600 frames, 40 decal stickers of 16 mm with a 2 mm margin, σ = 0.4 mm·(z / 0.2 m)²
   /// per pixel, dropouts ramping in at 72–80° incidence, half the silhouette pixels lost,
   /// 3 random 2–6 px holes a frame, motion blur of 3–14 px in 5 % of frames, the camera

@@ -1,2 +1,2 @@
-/// The version `headscan --version` prints (until the Reports module owns it).
+/// The version `headscan --version` prints; equal to `HeadScanVersion.current` (Reports), which reports carry.
 package let headscanVersion = "0.6.0"

@@ -21,7 +21,7 @@ final class StageFixture: Sendable {
   let detections: [[DetectedMarker]]
   let observations: [FrameObservation]
   let reconstruction: HeadReconstruction
-  /// The fused cloud in the head frame (contract §4), metres.
+  /// The fused cloud in the head frame, metres.
   let headPoints: [SIMD3<Double>]
 
   private init() {

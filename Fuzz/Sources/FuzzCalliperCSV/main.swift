@@ -1,7 +1,7 @@
 import Agreement
 import FuzzSupport
 
-/// libFuzzer entry: the input is a calliper CSV (contract §7). A table that opens has
+/// libFuzzer entry: the input is a calliper CSV (docs/formats.md, "Calliper table"). A table that opens has
 /// the required measures as finite numbers and each scan once.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCalliperCSV(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

@@ -1,7 +1,7 @@
 import FuzzSupport
 import ScanIO
 
-/// libFuzzer entry: the input is a `*.landmarks.json` file (contract §3). A file that
+/// libFuzzer entry: the input is a `*.landmarks.json` file (docs/formats.md). A file that
 /// opens must hold exactly the four landmarks and survive a round trip through its JSON.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLandmarks(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

@@ -9,7 +9,7 @@ let camera = """
   """
 
 /// libFuzzer entry: the input up to its first zero byte is `rgb.txt`, the rest `depth.txt`
-/// of a TUM folder (contract §2). Opening parses and pairs both indexes; the first frame is
+/// of a TUM folder (docs/formats.md). Opening parses and pairs both indexes; the first frame is
 /// then read (its image files do not exist, so that must be a clean error).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTUMIndex(_ start: UnsafeRawPointer, _ count: Int) -> CInt {

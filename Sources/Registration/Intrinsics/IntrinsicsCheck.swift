@@ -9,7 +9,7 @@ import Foundation
 /// (``checkIntrinsics(_:statedFocalLength:options:)``).
 ///
 /// Focal lengths are pixels of the colour image (`fx` at the colour image's width and height,
-/// the scan's stated intrinsics scaled by contract §1's rule); the estimate is one factor on
+/// the scan's stated intrinsics scaled about pixel edges); the estimate is one factor on
 /// both `fx` and `fy` (the pixels' aspect is trusted).
 public struct IntrinsicsCheck: Sendable, Hashable, Codable {
   /// The scan's stated `fx`, colour-image pixels.
@@ -70,7 +70,7 @@ public struct IntrinsicsCheck: Sendable, Hashable, Codable {
 /// Settings of ``checkIntrinsics(_:statedFocalLength:options:)``.
 public struct IntrinsicsCheckOptions: Sendable, Hashable {
   /// The relative difference between stated and estimated focal length that is still
-  /// consistent (contract §8 and the summary's warning: 2 %); widened to twice the estimate's
+  /// consistent (the report's `intrinsicsCheck.consistent` and the summary's warning: 2 %); widened to twice the estimate's
   /// relative uncertainty when the scan shows too few markers to tell 2 %.
   public var tolerance = 0.02
   /// Fewest depth-lifted marker views for an estimate; fewer give no check.

@@ -2,7 +2,7 @@ import ScanIO
 
 /// A scan read with another focal length than its header states: every frame's colour and
 /// depth intrinsics, and the header's, have `fx` and `fy` multiplied by one factor
-/// (contract §1: the intrinsics scale to each image's size, so the factor is the same for
+/// (the intrinsics scale to each image's size, so the factor is the same for
 /// colour and depth); principal points, images and depth are the scan's own.
 public final class RefocusedScan: ScanReader {
   /// The scan as recorded.

@@ -3,7 +3,7 @@ import PointCloud
 import _HeadScanSupport
 
 /// The marker-keeping stage: the frames' final verdicts, the markers that pass `rule`, and the
-/// registration re-expressed in the contract §5 world — the frame of the lowest kept marker's
+/// registration re-expressed in the world frame — the frame of the lowest kept marker's
 /// corners (re-defined by ``defineWorld(_:cloud:)`` when the corners move, e.g. when settled).
 ///
 /// Frames that were placed and kept get their `worldFromCamera`; frames never placed are
@@ -31,7 +31,7 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
   guard let worldID = kept.map(\.id).min() else {
     throw ReconstructionError.noWellSeenMarker(path: solution.context.path, best: describeBest(fits))
   }
-  // Contract §6: RMS over the kept observations (those of kept markers in kept frames).
+  // The report's cornerRMS: RMS over the kept observations (those of kept markers in kept frames).
   let keptIDs = Set(kept.map(\.id))
   let all = optimisation.residuals.filter { keptIDs.contains($0.markerID) }.flatMap(\.squaredErrors)
   for f in keptFrames { solution.frames[f].worldFromCamera = solution.mapFromCamera[f] }

@@ -1,6 +1,6 @@
 import PointCloud
 
-/// Marker corners by marker id, metres, in one frame (the map frame; the contract §5 world once
+/// Marker corners by marker id, metres, in one frame (the map frame; the world frame once
 /// the world is defined). Stickers on a curved cap are not flat squares, so each keeps its own
 /// four corners, OpenCV order.
 public struct MarkerMap: Sendable, Hashable {
@@ -34,7 +34,7 @@ public struct MarkerMap: Sendable, Hashable {
 public struct RegisteredMarker: Sendable, Hashable {
   /// Marker id.
   public var id: Int
-  /// Contract §5 pose from the four optimised corners.
+  /// The marker's own frame, from the four optimised corners (`RigidTransform(squareCorners:)`).
   public var worldFromMarker: RigidTransform
   /// The optimised corners, OpenCV order.
   public var corners: [SIMD3<Double>]

@@ -1,6 +1,6 @@
 import PointCloud
 
-/// The registration: every frame's verdict and pose, and the kept marker map, in the contract §5
+/// The registration: every frame's verdict and pose, and the kept marker map, in the
 /// world (the world marker's own frame).
 public struct MarkerRegistration: Sendable {
   /// The scan's path, colour intrinsics and marker side.
@@ -13,7 +13,7 @@ public struct MarkerRegistration: Sendable {
   public var markerFits: [MarkerFit]
   /// The scan's noise, estimated from the scan, and the limits derived from it.
   public var noise: ScanNoise
-  /// The marker whose frame is the world (contract §5: the lowest kept id).
+  /// The marker whose frame is the world (the lowest kept id).
   public var worldMarkerID: Int
   /// RMS over all kept observations (kept markers in the last optimisation round) of the 3D
   /// corner residual, metres.
@@ -36,19 +36,19 @@ public struct MarkerRegistration: Sendable {
     return moved
   }
 
-  /// `worldFromOld`: the contract §5 frame of the world marker's current corners, or `nil` when
+  /// `worldFromOld`: the own frame of the world marker's current corners, or `nil` when
   /// the world marker is not among ``markers``.
   var worldFromCurrent: RigidTransform? {
     markers.first { $0.id == worldMarkerID }.map { RigidTransform(squareCorners: $0.corners).inverse }
   }
 }
 
-/// The world-defining stage: re-expresses a registration and its cloud in the contract §5 world
+/// The world-defining stage: re-expresses a registration and its cloud in the world frame
 /// of its world marker's *current* corners (its own frame: origin at the corners' mean, x along
 /// corner 0 → 1, z out of the printed face).
 ///
 /// ``keepMarkers(_:rule:)`` already expresses its result in the frame of the world marker's
-/// registered corners; call this after the corners moved (``settleMarkers(_:on:options:)``).
+/// registered corners; call this after the corners moved (`settleMarkers(_:on:options:)`).
 /// Without a change of the world marker's corners it returns its input up to rounding.
 /// - Parameters:
 ///   - registration: poses and markers (world, metres).

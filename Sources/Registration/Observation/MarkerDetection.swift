@@ -23,7 +23,7 @@ public struct FrameDetections: Sendable, Hashable {
 ///   - detector: the detector (shared between threads; it is immutable).
 ///   - frames: which frame indices to look at; default all.
 ///   - progress: called from the calling thread with (done, total) after each batch.
-/// - Throws: the first ``ScanIOError`` or `ArucoError` in frame order.
+/// - Throws: the first `ScanIOError` or `ArucoError` in frame order.
 public func detectMarkers(
   in scan: any ScanReader, detector: MarkerDetector, frames: [Int]? = nil,
   progress: ((Int, Int) -> Void)? = nil

@@ -4,7 +4,7 @@ import ArucoBridge
 /// last seen in the run, grown by how far markers moved between the run's frames.
 ///
 /// A marker's region is the box round its last corners grown by the detector's
-/// ``MarkerDetector/regionMargin`` (so the search there finds it as the whole-image search does)
+/// `MarkerDetector/regionMargin` (so the search there finds it as the whole-image search does)
 /// plus the ``allowance`` for each frame since it was seen: twice the largest corner movement
 /// between the last two frames that shared markers (the camera may speed up to twice its last
 /// speed between two frames), or the largest marker side before any movement was measured.
@@ -51,7 +51,7 @@ struct MarkerTracker {
   }
 
   /// The regions to search in the frame at position `frame` for markers of a detector with
-  /// `contextMargin` (``MarkerDetector/regionMargin``), clipped to a `width × height` image.
+  /// `contextMargin` (`MarkerDetector/regionMargin`), clipped to a `width × height` image.
   func regions(frame: Int, contextMargin: Int, width: Int, height: Int) -> [PixelRegion] {
     let perFrame = allowance
     var boxes = lastSeen.keys.sorted(by: >).compactMap { id -> PixelRegion? in

@@ -17,7 +17,7 @@ public struct ScanNoise: Sendable, Hashable {
   /// The far end of the depths the head was seen at, metres: the 90th percentile of the
   /// depth-lifted sticker observations' mean corner depth (`nil` without such observations).
   /// The signed-distance fusion's band is set for the noise there
-  /// (``FusionOptions/truncation(for:)``).
+  /// (`FusionOptions/truncation(for:)`).
   public var farDepth: Double?
   /// The median over placed detections of their corners' RMS distance from where their
   /// frame's other markers put them, metres (after chaining, before the global optimisation).

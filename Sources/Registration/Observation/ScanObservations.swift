@@ -134,8 +134,8 @@ public struct ObservationOptions: Sendable, Hashable {
   /// marker coming into view is missed for up to this many − 1 frames; each run is observed on
   /// one thread, runs in parallel. 8 cut the observation's processor time by a third on an
   /// 1800-frame realistic scan but missed 0.5 % of the detections (markers coming into view
-  /// within a run) and changed which markers were kept (docs/performance.md, "Session 10" and
-  /// "Session 11"), so tracking is not the default.
+  /// within a run) and changed which markers were kept (docs/performance.md, "Choices that set
+  /// the speed"), so tracking is not the default.
   public var wholeImageSearchInterval = 1
 
   /// The defaults.

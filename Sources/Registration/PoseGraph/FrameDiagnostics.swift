@@ -13,7 +13,7 @@ public struct FrameDiagnostics: Sendable, Hashable {
   public var liftedByDepth: Int
   /// Markers lifted by PnP from their pixels (no depth).
   public var liftedByPnP: Int
-  /// Whether ICP against the fused model moved this frame (``FusionOptions/icpRefinement``).
+  /// Whether ICP against the fused model moved this frame (`FusionOptions/icpRefinement`).
   public var refinedByICP = false
   /// Whether the frame was placed by resection from its stickers' pixels against the map
   /// (too little depth: ``ResectionOptions/minimumDepthMarkersForDepthPose``).

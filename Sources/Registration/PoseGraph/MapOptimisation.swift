@@ -138,7 +138,7 @@ public struct OptimisationOptions: Sendable, Hashable {
 /// (``chainFrames(_:options:)``, ``optimiseMap(_:options:)``, ``resectFrames(_:options:)``)
 /// hand them on. Everything is in the *map frame*: the gauge the chain starts from (the seed
 /// marker's frame) and the optimisation keeps; ``keepMarkers(_:rule:)`` re-expresses it in
-/// the contract §5 world.
+/// the world frame (the lowest kept marker's own frame).
 public struct MapSolution: Sendable {
   /// The scan's path, colour intrinsics and marker side.
   public var context: ScanContext

@@ -7,7 +7,7 @@ import PointCloud
 /// corners of every marker (12 dof: stickers on a curved cap are not flat
 /// squares). Each observation says `worldFromCamera · p = X` for its four
 /// lifted corners p and the marker's corners X. One frame is held fixed (the
-/// gauge); the result is re-expressed in the contract §5 world afterwards.
+/// gauge); the result is re-expressed in the world frame afterwards.
 struct PoseGraph {
   struct Observation {
     var frame: Int
