@@ -28,6 +28,7 @@ extension Batch {
   /// submits it with `sbatch`. Reports finished by earlier tasks are merged into `OUT` first.
   /// - Parameter taskArguments: the options each task's `headscan batch` gets after its folders
   ///   (the same measuring options as this batch's).
+  /// - Throws: `FileProblem` when the submission cannot be written or `sbatch` refuses it.
   public func submitToSlurm(settings: SlurmSettings, taskArguments: [String], dryRun: Bool) throws -> SlurmBatchSubmission {
     // Reports finished by earlier tasks count as measured, even where nobody collected them.
     try SlurmCollection(out: out, required: false).mergeFinishedReports()
@@ -49,7 +50,7 @@ extension Batch {
   /// writes its `summary.csv`, as a local batch would have.
   /// - Parameter options: how the scans were measured, for which inputs date a report (the
   ///   head frame is taken from the submission's record).
-  /// - Throws: ``FileProblem`` when `reports` holds no submission or its records are damaged.
+  /// - Throws: `FileProblem` when `reports` holds no submission or its records are damaged.
   public static func collectFromSlurm(_ reports: String, options: BatchOptions = .default) throws -> CollectedBatch? {
     let collection = try SlurmCollection(out: reports, required: true)
     guard let record = try collection.record() else { return nil }

@@ -14,6 +14,7 @@ public struct BatchItem: Sendable, Hashable {
   /// landmarks or the frame itself).
   public var landmarks: String
 
+  /// An item from its name (the report's `NAME`), the scan's path and its landmarks file's path.
   public init(name: String, path: String, landmarks: String) {
     (self.name, self.path, self.landmarks) = (name, path, landmarks)
   }
@@ -71,6 +72,7 @@ public struct BatchOptions: Sendable, Hashable {
   /// The defaults: landmarks files, reports only, up-to-date reports kept.
   public static let `default` = BatchOptions()
 
+  /// The default options (``default``).
   public init() {}
 }
 
@@ -96,7 +98,7 @@ public struct Batch: Sendable {
   public var options: BatchOptions
 
   /// The scans of `scans` (only those named in `only`, when given), with `out` created.
-  /// - Throws: ``FileProblem`` when the folder cannot be listed, holds no scan, `only` names a
+  /// - Throws: `FileProblem` when the folder cannot be listed, holds no scan, `only` names a
   ///   scan it does not hold, or `out` cannot be created.
   public init(scans: String, out: String, only: [String] = [], options: BatchOptions = .default) throws {
     var items = try Self.scans(in: scans)
@@ -124,7 +126,7 @@ public struct Batch: Sendable {
 
   /// The folder's scans, sorted by name: every entry a registered scan format recognises
   /// (`ScanFormats.recognising(_:)`: `*.rgbdscan` files, TUM folders, …), hidden ones aside.
-  /// - Throws: ``FileProblem`` when the folder cannot be listed.
+  /// - Throws: `FileProblem` when the folder cannot be listed.
   public static func scans(in folder: String) throws -> [BatchItem] {
     let names: [String]
     do {
@@ -211,6 +213,7 @@ public struct Batch: Sendable {
 
   /// `OUT/summary.csv`: a row a scan with its status and measures (the columns of
   /// `MeasureReport.summaryColumns`, then the error), every text field quoted for CSV.
+  /// - Throws: the file's error when `summary.csv` cannot be written.
   public func writeSummary(_ outcomes: [BatchOutcome]) throws {
     let columns = MeasureReport.summaryColumns
     var lines = ["scan,status," + columns.joined(separator: ",") + ",error"]
@@ -229,7 +232,7 @@ public struct Batch: Sendable {
 
   /// Writes the history page of the batch's reports (those that exist: failed scans have none)
   /// to `path` and returns it.
-  /// - Throws: ``FileProblem`` when there is no report, or one cannot be read.
+  /// - Throws: `FileProblem` when there is no report, or one cannot be read.
   @discardableResult
   public func writeHistory(to path: String) throws -> HistoryPage {
     let reports = items.map(reportPath(of:)).filter { FileManager.default.fileExists(atPath: $0) }

@@ -231,5 +231,6 @@ public struct SlurmSettings: Sendable, Hashable {
   /// The defaults: 10 minutes, 2 CPUs and 4 GB a task, one scan a task.
   public static let `default` = SlurmSettings()
 
+  /// The default settings (``default``).
   public init() {}
 }

@@ -8,7 +8,10 @@ import Glibc
 /// `inspect --overlap`: each marker's overlap state over time, and the operator guidance.
 public enum OverlapTimeline {
   /// One row a marker, one column a frame (or a bin of frames on long scans):
-  /// green `G`, red `R`, blue `b`, unseen `.`; coloured blocks on a terminal.
+  /// green `G`, red `R`, blue `b`, unseen `.`; coloured blocks when standard output is a
+  /// terminal. Then a line at each progress milestone and each change of the guidance shown.
+  /// - Parameter columns: the most frame columns; longer scans are binned, each bin showing its
+  ///   best state (green over red over blue).
   public static func render(_ feedback: [FrameFeedback], columns: Int = 90) -> String {
     let ids = Set(feedback.flatMap { $0.overlap.keys }).sorted()
     guard !feedback.isEmpty, !ids.isEmpty else { return "overlap     no markers" }

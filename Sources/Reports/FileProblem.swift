@@ -7,10 +7,12 @@ public struct FileProblem: Error, Sendable, Hashable, CustomStringConvertible {
   /// What is wrong with it, e.g. `missing report key 'cvai'`.
   public var problem: String
 
+  /// The problem `problem` (one line, no path) of the file or folder at `path`.
   public init(path: String, problem: String) {
     self.path = path
     self.problem = problem
   }
 
+  /// `path: problem`, one line.
   public var description: String { "\(path): \(problem)" }
 }
