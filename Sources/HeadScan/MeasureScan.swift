@@ -141,23 +141,3 @@ private func measure(
     report: report, reconstruction: reconstruction, headFrame: frame, measurement: measurement, intervals: intervals,
     timings: .init(reconstruction: reconstruction.timings, measuring: measuring, bootstrapping: bootstrapping))
 }
-
-extension MeasureReport.RegistrationSummary {
-  /// The counts of a reconstruction (the report's `registration`; corner RMS in mm).
-  public init(_ reconstruction: HeadReconstruction) {
-    self.init(
-      frames: reconstruction.frames.count, framesRegistered: reconstruction.framesRegistered,
-      markers: reconstruction.markersDetected.count, markersRegistered: reconstruction.markers.count,
-      cornerRMS: reconstruction.cornerRMS * 1000)
-  }
-}
-
-extension MeasureReport.IntrinsicsCheckSummary {
-  /// The report's summary of an intrinsics check (key `intrinsicsCheck`).
-  /// - Parameter focalLengthUsed: the focal length the depth was lifted with, where not the stated one.
-  public init(_ check: IntrinsicsCheck, focalLengthUsed: Double?) {
-    self.init(
-      statedFocalLength: check.statedFocalLength, focalLengthEstimate: check.focalLengthEstimate, consistent: check.consistent,
-      focalLengthUncertainty: check.focalLengthUncertainty, focalLengthUsed: focalLengthUsed)
-  }
-}

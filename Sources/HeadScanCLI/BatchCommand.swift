@@ -51,7 +51,7 @@ struct BatchCommand: ParsableCommand {
   @Flag(help: "Also write each scan's figures to OUT/NAME-plots.")
   var plots = false
 
-  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
+  @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
   @Flag(help: "Also write each scan's clinical report page to OUT/NAME.html (see measure --html).")
   var html = false
 

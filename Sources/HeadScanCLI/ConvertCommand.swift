@@ -60,29 +60,13 @@ struct ConvertCommand: ParsableCommand {
       if copiesLandmarks { try checkOutput(targetLandmarks, isNot: [scan, sourceLandmarks]) }
       let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
-      guard reader.frameCount > 0 else { throw ScanIOError.noFrames(path: scan) }
-      let header = reader.header
       let toStream = output.hasSuffix(".rgbdscan")
-      let append: (ScanFrame) throws -> Void
-      let finish: () throws -> Void
-      if toStream {
-        let writer = try RGBDScanWriter(path: output, header: header, layout: RGBDStreamLayout(depthEncoding: depthEncoding))
-        append = { try writer.append($0) }
-        finish = { try writer.finish() }
-      } else {
-        let writer = try TUMFolderWriter(path: output, header: header, colorFormat: colorFormat == .png ? .png : .jpeg(quality: 92))
-        append = { try writer.append(timestamp: $0.timestamp, depthMetres: $0.depth.metres, colorBGRA: $0.color.bgra) }
-        finish = { try writer.finish() }
-      }
+      let destination: ScanDestination =
+        toStream
+        ? .stream(path: output, depthEncoding: depthEncoding) : .tumFolder(path: output, colorFormat: colorFormat == .png ? .png : .jpeg(quality: 92))
       let progress = ProgressReporter("converting", total: reader.frameCount, options: global)
-      var ownIntrinsics = 0
-      for index in 0..<reader.frameCount {
-        let frame = try reader.frame(at: index)
-        if frame.color.intrinsics != header.colorIntrinsics { ownIntrinsics += 1 }
-        try append(frame)
-        progress.update(index + 1)
-      }
-      try finish()
+      let conversion = try convertScan(reader, to: destination) { done, _ in progress.update(done) }
+      let ownIntrinsics = conversion.framesWithOwnIntrinsics
       if ownIntrinsics > 0 {
         printWarning(
           "\(scan): \(ownIntrinsics) frames had their own intrinsics (Record3D perFrameIntrinsicCoeffs); \(output) keeps one set, the metadata's K",

@@ -39,7 +39,7 @@ struct EvaluateCommand: ParsableCommand {
   @Option(help: "Also write the comparisons as JSON (one entry per scan).")
   var json: String?
 
-  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
+  @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
 
   @OptionGroup(title: "Fusion") var fusionChoice: FusionChoice
 

@@ -1,9 +1,9 @@
 import ArgumentParser
-import _HeadScanSupport
+import Reports
 
 /// The `headscan` command: infant head shape from TrueDepth scans with an ArUco cap.
 @main
-struct Headscan: ParsableCommand {
+struct HeadScanCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "headscan",
     abstract: "Infant head shape (CVAI, CI, circumference) from depth-camera scans of an ArUco cap.",
@@ -22,18 +22,9 @@ struct Headscan: ParsableCommand {
         headscan validate calliper.csv --reports reports --plots bland-altman
         headscan history reports --html history.html --csv history.csv
       """,
-    version: headscanVersion,
+    version: HeadScanVersion.current,
     subcommands: [
       InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
       BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, ConvertCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
     ])
-}
-
-/// Options every command takes.
-struct GlobalOptions: ParsableArguments {
-  @Flag(name: .shortAndLong, help: "Print only errors and the final result.")
-  var quiet = false
-
-  @Flag(name: .shortAndLong, help: "Print more detail (reconstruct: each stage's time and counts).")
-  var verbose = false
 }

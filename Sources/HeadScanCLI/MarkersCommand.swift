@@ -81,3 +81,23 @@ struct MarkersCommand: ParsableCommand {
     }
   }
 }
+
+/// What kind of input a path holds, by its content (not its name).
+enum InputKind {
+  case scan
+  case image
+
+  /// A scan when a registered scan format recognises `path` or it is a folder; an image when
+  /// the file starts like a PNG or JPEG; otherwise a scan (opening it then says what is wrong).
+  static func of(_ path: String) throws -> InputKind {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+      throw CommandError("\(path): no such file or folder")
+    }
+    if isFolder.boolValue || ScanFormats.registered.contains(where: { $0.detects(path) }) { return .scan }
+    guard FileManager.default.isReadableFile(atPath: path) else { throw CommandError("\(path): cannot open for reading") }
+    let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47], jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
+    if ScanFormat.file(path, startsWith: png) || ScanFormat.file(path, startsWith: jpeg) { return .image }
+    return .scan
+  }
+}

@@ -60,7 +60,7 @@ struct MeasureCommand: ParsableCommand {
   @Option(help: "Write SVG figures here: contour.svg (the ML contour with its chords), layers.svg, perimeter.svg.")
   var plots: String?
 
-  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
+  @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
 
   @OptionGroup var global: GlobalOptions

@@ -46,7 +46,7 @@ struct ReconstructCommand: ParsableCommand {
   var icp = false
 
 
-  @OptionGroup(title: "Depth lifting") var depthLifting: LiftingOptions
+  @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
 
   @OptionGroup(title: "Fusion") var fusionChoice: FusionChoice
 
@@ -84,68 +84,6 @@ struct ReconstructCommand: ParsableCommand {
     if icp && fusionChoice.fusion == .signedDistance { throw ValidationError("--icp works with --fusion voxel-mean only") }
   }
 
-  struct Summary: Encodable {
-    struct Rejected: Encodable {
-      var frame: Int
-      var reason: String
-    }
-    struct Outlier: Encodable {
-      var frame: Int
-      var id: Int
-    }
-    /// One kept marker of the map (key `markerMap`): world frame, metres, corners in detection order.
-    struct MappedMarker: Encodable {
-      var id: Int
-      var corners: [[Double]]
-      var observations: Int
-    }
-    /// One optimised marker's fit and the keep rule's limits for it, millimetres.
-    struct Fit: Encodable {
-      var id: Int
-      var observations: Int
-      var rms: Double
-      var shapeError: Double
-      var rmsLimit: Double
-      var shapeLimit: Double
-      var kept: Bool
-    }
-    var frames: Int
-    var framesRegistered: Int
-    /// Registered frames whose depth was fused (at most `--fuse-frames`, spread evenly).
-    var framesFused: Int
-    var markers: Int
-    var markersRegistered: Int
-    var worldMarker: Int
-    var cornerRMS: Double
-    var points: Int
-    var offCapDetections: Int
-    var framesRefinedByICP: Int
-    /// Frames with too little depth placed from their stickers' pixels against the map.
-    var framesPlacedByResection: Int
-    /// Detections left out for lying farther than the scan's outlier limit (``noise``) from where
-    /// their frame's other markers put them (a misread id or a wrongly lifted sticker).
-    var outliers: [Outlier]
-    var rejected: [Rejected]
-    /// The scan's noise as estimated from it, and the limits derived from it, millimetres.
-    struct Noise: Encodable {
-      var depthNoiseAt20cm: Double?
-      var depthSamples: Int
-      var typicalMisfit: Double?
-      var outlierDistance: Double?
-      /// The far end of the depths the stickers were seen at (90th percentile).
-      var farDepth: Double?
-      /// Signed-distance fusion: the band's half-width, from the noise at ``farDepth``.
-      var signedDistanceBand: Double?
-    }
-    var noise: Noise
-    var markerMap: [MappedMarker]
-    var markerFits: [Fit]
-    /// Wall-clock seconds per stage.
-    var seconds: [String: Double]
-    /// The stated focal length against the markers' (docs/registration.md, "Focal-length check").
-    var intrinsicsCheck: MeasureReport.IntrinsicsCheckSummary?
-  }
-
   func run() throws {
     try reportingErrors {
       for path in [output, json, mesh].compactMap({ $0 }) { try checkOutput(path, isNot: [scan]) }
@@ -165,33 +103,7 @@ struct ReconstructCommand: ParsableCommand {
       options.focalLength = depthLifting.focalLength
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
-      let rejected = result.frames.compactMap { f in f.rejection.map { Summary.Rejected(frame: f.index, reason: $0.description) } }
-      let summary = Summary(
-        frames: result.frames.count, framesRegistered: result.framesRegistered, framesFused: result.framesFused, markers: result.markersDetected.count,
-        markersRegistered: result.markers.count, worldMarker: result.worldMarkerID, cornerRMS: result.cornerRMS * 1000,
-        points: result.cloud.count, offCapDetections: result.offCapDetections,
-        framesRefinedByICP: result.frames.filter(\.refinedByICP).count,
-        framesPlacedByResection: result.frames.filter(\.placedByResection).count,
-        outliers: result.frames.flatMap { f in f.outlierIDs.map { Summary.Outlier(frame: f.index, id: $0) } }, rejected: rejected,
-        noise: Summary.Noise(
-          depthNoiseAt20cm: result.noise.depthNoiseAt20cm.map { $0 * 1000 }, depthSamples: result.noise.depthSamples,
-          typicalMisfit: result.noise.typicalMisfit.map { $0 * 1000 },
-          outlierDistance: result.noise.outlierDistance.isFinite ? result.noise.outlierDistance * 1000 : nil,
-          farDepth: result.noise.farDepth.map { $0 * 1000 },
-          signedDistanceBand: fusionChoice.fusion == .signedDistance ? options.fusion.truncation(for: result.noise) * 1000 : nil),
-        markerMap: result.markers.map { m in
-          Summary.MappedMarker(id: m.id, corners: m.corners.map { [$0.x, $0.y, $0.z] }, observations: m.observations)
-        },
-        markerFits: result.markerFits.map { f in
-          Summary.Fit(
-            id: f.id, observations: f.observations, rms: f.rms * 1000, shapeError: f.shapeError * 1000,
-            rmsLimit: f.rmsLimit * 1000, shapeLimit: f.shapeLimit * 1000, kept: f.kept)
-        },
-        seconds: [
-          "detection": result.timings.detection, "registration": result.timings.registration, "fusion": result.timings.fusion,
-          "cleaning": result.timings.cleaning, "settling": result.timings.settling, "total": result.timings.total,
-        ],
-        intrinsicsCheck: result.intrinsicsCheck.map { .init($0, focalLengthUsed: result.focalLengthUsed) })
+      let summary = ReconstructionReport(result, fusion: options.fusion)
       var meshLine: String?
       if let mesh { meshLine = try writeMesh(of: result, to: mesh, scan: reader, landmarks: landmarksFile) }
       if let json { try writeJSON(summary, to: json) }
@@ -199,7 +111,7 @@ struct ReconstructCommand: ParsableCommand {
     }
   }
 
-  func render(_ s: Summary, result: HeadReconstruction) -> String {
+  func render(_ s: ReconstructionReport, result: HeadReconstruction) -> String {
     var lines = [
       "frames      \(s.framesRegistered) of \(s.frames) registered"
         + (s.framesFused < s.framesRegistered ? ", \(s.framesFused) fused" : ""),

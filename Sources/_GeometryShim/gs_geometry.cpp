@@ -250,49 +250,46 @@ gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbour
   });
 }
 
-gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *queries, int32_t m,
-                                     int32_t neighbours, int32_t quadratic, int32_t curvature_neighbours,
-                                     float *out_xyz, float *normals, char *message, size_t message_capacity) {
+struct gs_tree {
+  pcl::KdTreeFLANN<pcl::PointXYZ> tree;
+};
+
+gs_status gs_tree_project_to_local_planes(const gs_tree *tree, const float *queries, int32_t begin, int32_t end,
+                                          int32_t neighbours, int32_t quadratic, int32_t curvature_neighbours,
+                                          float *out_xyz, float *normals, char *message, size_t message_capacity) {
   return guarded(message, message_capacity, [&]() {
-    if (xyz == nullptr || queries == nullptr || out_xyz == nullptr || normals == nullptr || n < 0 ||
-        m < 0 || neighbours < 3 || curvature_neighbours < 0) {
+    if (tree == nullptr || queries == nullptr || out_xyz == nullptr || normals == nullptr || begin < 0 || end < begin ||
+        neighbours < 3 || curvature_neighbours < 0) {
       copy_message(message, message_capacity, "invalid plane-projection arguments");
       return GS_INVALID_ARGUMENT;
     }
+    const auto &cloud = *tree->tree.getInputCloud();
+    const int32_t n = (int32_t)cloud.size();
     if (n < neighbours) {
       copy_message(message, message_capacity, "fewer points than neighbours");
       return GS_INVALID_ARGUMENT;
     }
-    auto cloud = to_cloud(xyz, n);
-    pcl::KdTreeFLANN<pcl::PointXYZ> tree;
-    tree.setInputCloud(cloud);
-    std::vector<float> projected((size_t)m * 3), unit((size_t)m * 3);
     // The curvature patch: the plane's neighbours and more (KdTreeFLANN returns them nearest
     // first), when it is wider than the plane's and the cloud has that many points.
     const int32_t patch = quadratic == 0 && curvature_neighbours > neighbours ? std::min(curvature_neighbours, n) : neighbours;
-    // Each query is independent of the others: contiguous shares of them on every core, the
-    // tree only read (PCL's own OpenMP normal estimation shares one tree the same way).
-    auto project = [&](int32_t begin, int32_t end) {
-      pcl::Indices found, nearest;
-      std::vector<float> distances;
-      for (int32_t i = begin; i < end; ++i) {
-        pcl::PointXYZ query(queries[3 * i], queries[3 * i + 1], queries[3 * i + 2]);
-        tree.nearestKSearch(query, patch, found, distances);
-        nearest.assign(found.begin(), found.begin() + std::min<size_t>((size_t)neighbours, found.size()));
-        auto [mean, normal] = local_plane(*cloud, nearest);
-        Eigen::Vector3d p = query.getVector3fMap().cast<double>();
-        Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
-        if (quadratic != 0) q = local_quadric_projection(*cloud, nearest, mean, normal, p).value_or(q);
-        else if (patch > neighbours) q += plane_curvature_offset(*cloud, found, nearest.size(), mean, normal, p).value_or(0) * normal;
-        for (int k = 0; k < 3; ++k) {
-          projected[3 * i + k] = (float)q[k];
-          unit[3 * i + k] = (float)normal[k];
-        }
+    // Each query is independent of the others and the tree is only read, so disjoint ranges may
+    // run at once on one tree (PCL's own OpenMP normal estimation shares one tree the same way).
+    pcl::Indices found, nearest;
+    std::vector<float> distances;
+    for (int32_t i = begin; i < end; ++i) {
+      pcl::PointXYZ query(queries[3 * i], queries[3 * i + 1], queries[3 * i + 2]);
+      tree->tree.nearestKSearch(query, patch, found, distances);
+      nearest.assign(found.begin(), found.begin() + std::min<size_t>((size_t)neighbours, found.size()));
+      auto [mean, normal] = local_plane(cloud, nearest);
+      Eigen::Vector3d p = query.getVector3fMap().cast<double>();
+      Eigen::Vector3d q = p - (p - mean).dot(normal) * normal;
+      if (quadratic != 0) q = local_quadric_projection(cloud, nearest, mean, normal, p).value_or(q);
+      else if (patch > neighbours) q += plane_curvature_offset(cloud, found, nearest.size(), mean, normal, p).value_or(0) * normal;
+      for (int k = 0; k < 3; ++k) {
+        out_xyz[3 * i + k] = (float)q[k];
+        normals[3 * i + k] = (float)normal[k];
       }
-    };
-    ns::for_each_share(m, project);
-    std::memcpy(out_xyz, projected.data(), projected.size() * sizeof(float));
-    std::memcpy(normals, unit.data(), unit.size() * sizeof(float));
+    }
     return GS_OK;
   });
 }
@@ -366,10 +363,6 @@ gs_status gs_icp(const float *source, int32_t n, const float *target, int32_t m,
     return GS_OK;
   });
 }
-
-struct gs_tree {
-  pcl::KdTreeFLANN<pcl::PointXYZ> tree;
-};
 
 gs_tree *gs_tree_create(const float *xyz, int32_t n, char *message, size_t message_capacity) {
   gs_tree *made = nullptr;

@@ -83,19 +83,9 @@ package enum NativeGeometry {
   package static func projectToLocalPlanes(
     _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int, quadratic: Bool = false, curvatureNeighbours: Int = 0
   ) throws(Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
-    let flat = packed(cloud)
-    let points = queries ?? cloud
-    let asked = queries.map(packed) ?? flat
-    var out = [Float](repeating: 0, count: asked.count), normals = [Float](repeating: 0, count: asked.count)
-    var message = [CChar](repeating: 0, count: 256)
-    try check(
-      gs_project_to_local_planes(
-        flat, Int32(cloud.count), asked, Int32(points.count), Int32(neighbours), quadratic ? 1 : 0,
-        Int32(clamping: max(0, curvatureNeighbours)), &out, &normals, &message, message.count),
-      message)
-    let moved = (0..<points.count).map { SIMD3(out[3 * $0], out[3 * $0 + 1], out[3 * $0 + 2]) }
-    let units = (0..<points.count).map { SIMD3(normals[3 * $0], normals[3 * $0 + 1], normals[3 * $0 + 2]) }
-    return (moved, units)
+    let tree = try NearestPointIndex(cloud)
+    return try tree.projectToLocalPlanes(
+      queries ?? cloud, neighbours: neighbours, quadratic: quadratic, curvatureNeighbours: curvatureNeighbours)
   }
 
   /// PCL point-to-point ICP of `source` onto `target`: `target ≈ T · source`, and the mean

@@ -1,9 +1,14 @@
 internal import _GeometryShim
+import Foundation
 import PointCloud
+import _HeadScanSupport
 
 /// A k-d tree over a fixed point set (PCL), for many nearest-distance queries.
-package final class NearestPointIndex {
+package final class NearestPointIndex: @unchecked Sendable {
+  // The tree is built once and only read afterwards: concurrent queries are safe.
   private let tree: OpaquePointer
+  /// Points in the tree.
+  package let count: Int
 
   /// - Throws: when the set is empty or PCL fails.
   package init(_ points: [SIMD3<Float>]) throws(NativeGeometry.Failure) {
@@ -13,6 +18,7 @@ package final class NearestPointIndex {
       throw NativeGeometry.Failure(description: NativeGeometry.text(of: message))
     }
     tree = made
+    count = points.count
   }
 
   deinit { gs_tree_destroy(tree) }
@@ -26,4 +32,45 @@ package final class NearestPointIndex {
       gs_tree_mean_clipped_squared_distance(tree, flat, Int32(queries.count), limit, &mean, &message, message.count), message)
     return mean
   }
+
+  /// Each query projected onto the plane of its `neighbours` nearest points, and that plane's
+  /// unit normal (see ``NativeGeometry/projectToLocalPlanes(_:queries:neighbours:quadratic:curvatureNeighbours:)``).
+  /// Contiguous shares of the queries run on every core; each query's result depends on it alone,
+  /// so the output does not depend on the number of cores.
+  package func projectToLocalPlanes(
+    _ queries: [SIMD3<Float>], neighbours: Int, quadratic: Bool, curvatureNeighbours: Int
+  ) throws(NativeGeometry.Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
+    let asked = NativeGeometry.packed(queries)
+    let m = queries.count
+    var out = [Float](repeating: 0, count: asked.count), normals = [Float](repeating: 0, count: asked.count)
+    let shares = m < 64 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
+    let failures = ResultSlots<String>(count: shares)  // "" where a share succeeded
+    out.withUnsafeMutableBufferPointer { outBuffer in
+      normals.withUnsafeMutableBufferPointer { normalBuffer in
+        asked.withUnsafeBufferPointer { askedBuffer in
+          let pointers = SharedBuffers(out: outBuffer.baseAddress, normals: normalBuffer.baseAddress, queries: askedBuffer.baseAddress)
+          forEachIndexConcurrently(shares, workers: shares) { share in
+            var message = [CChar](repeating: 0, count: 256)
+            let begin = Int32(m * share / shares), end = Int32(m * (share + 1) / shares)
+            let status = gs_tree_project_to_local_planes(
+              self.tree, pointers.queries, begin, end, Int32(neighbours), quadratic ? 1 : 0, Int32(clamping: max(0, curvatureNeighbours)),
+              pointers.out, pointers.normals, &message, message.count)
+            failures.store(status == GS_OK ? "" : NativeGeometry.text(of: message), at: share)
+          }
+        }
+      }
+    }
+    if let failure = failures.takeAll().first(where: { !$0.isEmpty }) { throw NativeGeometry.Failure(description: failure) }
+    let moved = (0..<m).map { SIMD3(out[3 * $0], out[3 * $0 + 1], out[3 * $0 + 2]) }
+    let units = (0..<m).map { SIMD3(normals[3 * $0], normals[3 * $0 + 1], normals[3 * $0 + 2]) }
+    return (moved, units)
+  }
+}
+
+/// The buffers of one projection, handed to the worker threads: each share writes only its own
+/// range of `out` and `normals`.
+private struct SharedBuffers: @unchecked Sendable {
+  let out: UnsafeMutablePointer<Float>?
+  let normals: UnsafeMutablePointer<Float>?
+  let queries: UnsafePointer<Float>?
 }

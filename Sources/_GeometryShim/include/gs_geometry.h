@@ -41,18 +41,6 @@ gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double
 gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbours, double stddev,
                                   uint8_t *keep, char *message, size_t message_capacity);
 
-/* For each of the m query points, fits a plane to its k nearest points of the cloud xyz (n
-   points, PCA), projects the query onto it and writes the plane's unit normal. quadratic != 0:
-   onto the least-squares quadratic height field over that plane instead (exact to second order
-   where it is well conditioned, noisier with few points). Otherwise, with curvature_neighbours
-   > neighbours: the plane's projection corrected by the plane's curvature offset, the surface's
-   second-order part from a quadratic over that many nearest points (a plane lies about
-   E[s^2]/(2R) inside a convex surface of radius R). Pass the cloud itself as the queries to
-   smooth it. out_xyz may equal queries. */
-gs_status gs_project_to_local_planes(const float *xyz, int32_t n, const float *queries, int32_t m,
-                                     int32_t neighbours, int32_t quadratic, int32_t curvature_neighbours,
-                                     float *out_xyz, float *normals, char *message, size_t message_capacity);
-
 /* Point-to-point ICP of source onto target (pcl::IterativeClosestPoint). Writes the 4×4
    row-major transform (target ← source), convergence, and the fitness before and after: the
    mean over the source points of the squared distance to their nearest target point, clipped
@@ -67,6 +55,18 @@ gs_status gs_icp(const float *source, int32_t n, const float *target, int32_t m,
 typedef struct gs_tree gs_tree;
 gs_tree *gs_tree_create(const float *xyz, int32_t n, char *message, size_t message_capacity);
 void gs_tree_destroy(gs_tree *tree);
+
+/* For each query i in begin..<end, fits a plane to its k nearest points of the tree's cloud (PCA),
+   projects the query onto it and writes the plane's unit normal, both at index i of out_xyz and
+   normals (3 floats each). quadratic != 0: onto the least-squares quadratic height field over
+   that plane instead (exact to second order where it is well conditioned, noisier with few
+   points). Otherwise, with curvature_neighbours > neighbours: the plane's projection corrected
+   by the plane's curvature offset, the surface's second-order part from a quadratic over that
+   many nearest points (a plane lies about E[s^2]/(2R) inside a convex surface of radius R).
+   The tree is only read: disjoint ranges may be projected at once from several threads. */
+gs_status gs_tree_project_to_local_planes(const gs_tree *tree, const float *queries, int32_t begin, int32_t end,
+                                          int32_t neighbours, int32_t quadratic, int32_t curvature_neighbours,
+                                          float *out_xyz, float *normals, char *message, size_t message_capacity);
 
 /* Mean over the m queries of the squared distance to the nearest tree point, each clipped at
    limit (so a query with no near neighbour counts as limit). */

@@ -18,10 +18,7 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
-#include <sched.h>
 #include <string>
-#include <thread>
-#include <vector>
 
 namespace ns {
 
@@ -53,40 +50,6 @@ Status guarded(char *message, size_t capacity, const char *prefix, Status librar
     copy_message(message, capacity, "unknown C++ exception");
     return internal_error;
   }
-}
-
-/// Calls `body(begin, end)` on contiguous shares of `0..<count`, one share a core this process
-/// may run on (at most 8), each on its own thread, and returns when all have returned. The
-/// first exception a share throws (in share order) is rethrown here, after every thread has
-/// joined, so `guarded` sees it. A thread that cannot be started leaves its share to the
-/// calling thread.
-template <typename Body>
-void for_each_share(int count, Body body) {
-  cpu_set_t allowed;
-  int cores = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
-  int shares = cores < 1 ? 1 : (cores > 8 ? 8 : cores);
-  if (count < 2 * shares) shares = 1;
-  std::vector<std::exception_ptr> failures((size_t)shares);
-  auto share = [&](int s) {
-    try {
-      body((int)((long long)count * s / shares), (int)((long long)count * (s + 1) / shares));
-    } catch (...) {
-      failures[(size_t)s] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> threads;
-  int started = 1;  // share 0 is the calling thread's
-  try {
-    threads.reserve((size_t)shares);
-    for (; started < shares; ++started) threads.emplace_back(share, started);
-  } catch (...) {
-    // No thread for shares `started..<shares` (e.g. a thread limit): this thread takes them.
-  }
-  share(0);
-  for (int s = started; s < shares; ++s) share(s);
-  for (auto &thread : threads) thread.join();
-  for (auto &failure : failures)
-    if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace ns

@@ -1,0 +1,19 @@
+import Foundation
+import Registration
+
+/// The summary's lines on the focal length: the check (docs/registration.md, "Focal-length check") and, when the stated and
+/// estimated focal lengths disagree, a warning line.
+func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?) -> [String] {
+  var lines: [String] = []
+  if let check {
+    lines.append(
+      String(
+        format: "focal       stated %.1f px, markers show %.1f ± %.1f px (%d views): %@", check.statedFocalLength,
+        check.focalLengthEstimate, check.focalLengthUncertainty, check.markersUsed, check.consistent ? "consistent" : "NOT consistent"))
+    if let warning = check.warning { lines.append("WARNING     " + warning) }
+  } else {
+    lines.append("focal       too few markers lifted by depth to check the stated focal length")
+  }
+  if let used { lines.append(String(format: "focal       depth lifted with %.1f px (--focal-length)", used)) }
+  return lines
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import ArucoBridge
+import Fusion
+import Registration
+import ScanIO
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+  @Flag(name: .shortAndLong, help: "Print only errors and the final result.")
+  var quiet = false
+
+  @Flag(name: .shortAndLong, help: "Print more detail (reconstruct: each stage's time and counts).")
+  var verbose = false
+}
+
+/// Options of every command that reads scans: the cap for formats that do not record it
+/// (docs/formats.md, "Cap sidecar") and Record3D's depth-confidence filter.
+struct ScanInputOptions: ParsableArguments {
+  @Option(help: ArgumentHelp(
+    "The cap's markers for scans that do not record them (a Record3D .r3d): a JSON file like NAME.cap.json. Default: NAME.cap.json beside the scan.",
+    valueName: "file"))
+  var cap: String?
+
+  @Option(help: "Record3D only: keep depth of at least this confidence (0 low, 1 medium, 2 high; frames without a confidence map keep all).")
+  var minConfidence: UInt8 = 1
+
+  func validate() throws {
+    guard minConfidence <= 2 else { throw ValidationError("--min-confidence must be 0, 1 or 2") }
+  }
+
+  /// The options to open scans with; reads and checks `--cap`'s file.
+  func openOptions() throws -> ScanOpenOptions {
+    ScanOpenOptions(cap: try cap.map { try ScanCap(contentsOf: $0) }, minimumConfidence: minConfidence)
+  }
+
+  /// The command-line arguments that give the same options to a child `headscan` process.
+  var arguments: [String] {
+    (cap.map { ["--cap", $0] } ?? []) + (minConfidence == 1 ? [] : ["--min-confidence", String(minConfidence)])
+  }
+}
+
+/// The focal length option of the commands that lift depth (reconstruct, measure, batch, evaluate).
+struct FocalLengthOption: ParsableArguments {
+  @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
+  var focalLength: FocalLengthChoice = .stated
+}
+
+/// The fusion method option of the commands that fuse a cloud themselves (reconstruct, evaluate).
+struct FusionChoice: ParsableArguments {
+  @Option(help: "Fusion: signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal; the default) or voxel-mean (points averaged per voxel; needed for --icp).")
+  var fusion: FusionMethod = FusionOptions.default.method
+  @Option(
+    name: .customLong("fuse-frames"),
+    help: "Registered frames to fuse at most, spread evenly over the recording, or all (default 600, a 20 s recording: more frames of the same views no longer make the surface more accurate, docs/performance.md).")
+  var fuseFrames = FusionOptions.default.maximumFrames.map(String.init) ?? "all"
+
+  /// The most frames to fuse (`nil`: all), or a usage error naming the option.
+  func maximumFrames() throws -> Int? {
+    if fuseFrames == "all" { return nil }
+    guard let count = Int(fuseFrames), count >= 1 else {
+      throw ValidationError("--fuse-frames must be a positive number of frames or all, not '\(fuseFrames)'")
+    }
+    return count
+  }
+
+  func validate() throws { _ = try maximumFrames() }
+}
+
+extension CornerRefinement: ExpressibleByArgument {
+  public init?(argument: String) {
+    switch argument {
+    case "none": self = .none
+    case "subpixel": self = .subpixel
+    case "contour": self = .contour
+    case "apriltag": self = .aprilTag
+    default: return nil
+    }
+  }
+
+  public static var allValueStrings: [String] { ["none", "subpixel", "contour", "apriltag"] }
+
+  public var defaultValueDescription: String { Self.allValueStrings[Int(rawValue)] }
+}
+
+extension FocalLengthChoice: ExpressibleByArgument {
+  public init?(argument: String) {
+    switch argument {
+    case "stated": self = .stated
+    case "estimate": self = .estimate
+    default:
+      guard let pixels = Double(argument), pixels.isFinite, pixels > 0 else { return nil }
+      self = .pixels(pixels)
+    }
+  }
+
+  public var defaultValueDescription: String { "stated" }
+
+  /// The option's text for this choice (what `init(argument:)` reads back).
+  var argument: String {
+    switch self {
+    case .stated: return "stated"
+    case .estimate: return "estimate"
+    case .pixels(let pixels): return "\(pixels)"
+    }
+  }
+}
