@@ -4,46 +4,9 @@ import PointCloud
 import Reports
 import _HeadScanSupport
 
-/// One compared measure.
-public enum ComparedMeasure: String, Sendable, CaseIterable, Codable {
-  case cvai, cva, diagonalA, diagonalB, length, width, ci, circumference
-
-  /// Its unit, for tables and axes.
-  public var unit: String {
-    switch self {
-    case .cvai: return "%"
-    case .ci: return "CI points"
-    default: return "mm"
-    }
-  }
-
-  /// A label for tables and plots.
-  public var title: String {
-    switch self {
-    case .cvai: return "CVAI"
-    case .cva: return "CVA"
-    case .diagonalA: return "diagonal A"
-    case .diagonalB: return "diagonal B"
-    case .length: return "length"
-    case .width: return "width"
-    case .ci: return "CI"
-    case .circumference: return "circumference"
-    }
-  }
-
-  /// The 3D value from a report.
-  func value(_ r: MeasureReport) -> Double {
-    switch self {
-    case .cvai: return r.cvaiByLonger
-    case .cva: return r.cva
-    case .diagonalA: return r.diagonalA
-    case .diagonalB: return r.diagonalB
-    case .length: return r.length
-    case .width: return r.width
-    case .ci: return r.ci
-    case .circumference: return r.circumference
-    }
-  }
+extension HeadMeasure {
+  /// The 3D value from a report: CVAI by the longer diagonal, as a calliper gives it.
+  func value(_ r: MeasureReport) -> Double { self == .cvai ? r.cvaiByLonger : r.value(of: self) }
 
   /// The calliper value, derived as the report's measure is defined, where the table has the inputs.
   func value(_ c: CalliperTable.Row) -> Double? {
@@ -69,7 +32,7 @@ public struct MeasureAgreement: Sendable, Hashable, Codable {
     public var calliper: Double
   }
 
-  public var measure: ComparedMeasure
+  public var measure: HeadMeasure
   public var statistics: PairedAgreement
   public var pairs: [Pair]
 }
@@ -95,7 +58,7 @@ public struct CalliperValidation: Sendable, Hashable, Codable {
     self.matched = matched
     calliperWithoutReport = calliper.rows.map(\.scan).filter { reports[$0] == nil }
     reportsWithoutCalliper = reports.keys.filter { rows[$0] == nil }.sorted()
-    measures = ComparedMeasure.allCases.compactMap { measure in
+    measures = HeadMeasure.allCases.compactMap { measure in
       let pairs = matched.compactMap { scan -> MeasureAgreement.Pair? in
         guard let c = measure.value(rows[scan]!) else { return nil }
         return .init(scan: scan, report: measure.value(reports[scan]!), calliper: c)
@@ -105,7 +68,7 @@ public struct CalliperValidation: Sendable, Hashable, Codable {
     }
     severity = RatingAgreement(
       first: matched.map { reports[$0]!.severity },
-      second: matched.map { choaSeverity(cvai: ComparedMeasure.cvai.value(rows[$0]!)!) })
+      second: matched.map { choaSeverity(cvai: HeadMeasure.cvai.value(rows[$0]!)!) })
   }
 
   /// Reads every `*.json` report in `folder` (name without `.json` → report).

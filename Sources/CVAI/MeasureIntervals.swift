@@ -46,6 +46,29 @@ public struct MeasureIntervals: Sendable, Hashable, Codable {
   /// What the replicates drew, e.g. `["cloud sampling", "measurement level", "head frame",
   /// "scale", "surface"]` (report key `intervals95.includes`; `nil` in reports written before it).
   public var includes: [String]?
+
+  /// Intervals from each measure's (`interval`) and the measurement level's.
+  public init(
+    _ interval: (HeadMeasure) -> Interval95, measurementLevel: Interval95, replicates: Int, includes: [String]?
+  ) {
+    (cvai, cva, diagonalA, diagonalB) = (interval(.cvai), interval(.cva), interval(.diagonalA), interval(.diagonalB))
+    (length, width, ci, circumference) = (interval(.length), interval(.width), interval(.ci), interval(.circumference))
+    (self.measurementLevel, self.replicates, self.includes) = (measurementLevel, replicates, includes)
+  }
+
+  /// The interval of one measure.
+  public subscript(_ measure: HeadMeasure) -> Interval95 {
+    switch measure {
+    case .cvai: return cvai
+    case .cva: return cva
+    case .diagonalA: return diagonalA
+    case .diagonalB: return diagonalB
+    case .length: return length
+    case .width: return width
+    case .ci: return ci
+    case .circumference: return circumference
+    }
+  }
 }
 
 /// Bootstrap intervals for `measurement` of the head-frame `points` (metres, as given to
@@ -104,11 +127,11 @@ public func bootstrapIntervals(
       }
     }
     guard let m = HeadShapeMeasures(contour: contour) else { continue }
-    samples.append([m.cvai(denominator: denominator), m.cva, m.diagonalA, m.diagonalB, m.length, m.width, m.ci, m.circumference, level.height])
+    samples.append(HeadMeasure.allCases.map { $0.value(in: m, denominator: denominator) } + [level.height])
   }
   guard samples.count * 2 >= replicates, !samples.isEmpty else { return nil }
   let m = measurement.measures
-  let estimates = [m.cvai(denominator: denominator), m.cva, m.diagonalA, m.diagonalB, m.length, m.width, m.ci, m.circumference, measurement.level.height]
+  let estimates = HeadMeasure.allCases.map { $0.value(in: m, denominator: denominator) } + [measurement.level.height]
   func interval(_ k: Int) -> Interval95 {
     let values = samples.map { $0[k] }.sorted()
     func at(_ q: Double) -> Double {
@@ -124,10 +147,9 @@ public func bootstrapIntervals(
   if uncertainty.scaleSD > 0 { includes.append("scale") }
   if uncertainty.surfaceSD > 0 { includes.append("surface") }
   if roughness != nil { includes.append("contour roughness") }
+  let measures = HeadMeasure.allCases
   return MeasureIntervals(
-    cvai: interval(0), cva: interval(1), diagonalA: interval(2), diagonalB: interval(3), length: interval(4),
-    width: interval(5), ci: interval(6), circumference: interval(7), measurementLevel: interval(8), replicates: samples.count,
-    includes: includes)
+    { interval(measures.firstIndex(of: $0)!) }, measurementLevel: interval(measures.count), replicates: samples.count, includes: includes)
 }
 
 /// Points (mm) moved along their radius from the z axis by `offset(polar angle)`, mm.

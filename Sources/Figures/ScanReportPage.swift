@@ -60,14 +60,10 @@ public struct ScanReportPage: Sendable {
   /// The measures table rows: label, report key, value, interval, unit.
   private var measureRows: [(String, String, Double, Interval95?, String)] {
     let i = report.intervals95
-    let denominator = (report.cvaiDenominator ?? .longer) == .longer ? "A" : "B"
-    return [
-      ("CVAI (CVA / \(denominator))", "cvai", report.cvai, i?.cvai, "%"), ("CVA (A − B)", "cva", report.cva, i?.cva, "mm"),
-      ("Diagonal A (longer)", "diagonalA", report.diagonalA, i?.diagonalA, "mm"), ("Diagonal B (shorter)", "diagonalB", report.diagonalB, i?.diagonalB, "mm"),
-      ("Cranial index (CI)", "ci", report.ci, i?.ci, ""), ("Length", "length", report.length, i?.length, "mm"),
-      ("Width", "width", report.width, i?.width, "mm"), ("Circumference", "circumference", report.circumference, i?.circumference, "mm"),
-      ("Measurement level h*", "measurementLevel", report.measurementLevel, i?.measurementLevel, "mm"),
-    ]
+    let denominator = report.cvaiDenominator ?? .longer
+    return HeadMeasure.allCases.map { measure in
+      (measure.label(denominator: denominator), measure.rawValue, report.value(of: measure), i?[measure], measure == .ci ? "" : measure.unit)
+    } + [("Measurement level h*", "measurementLevel", report.measurementLevel, i?.measurementLevel, "mm")]
   }
 
   private var measuresSection: String {

@@ -31,17 +31,22 @@ public struct PatientCourse: Sendable {
     /// Head circumference at the measurement level, mm.
     case circumference
 
+    /// The report's measure it follows.
+    public var measure: HeadMeasure {
+      switch self {
+      case .cvai: return .cvai
+      case .ci: return .ci
+      case .circumference: return .circumference
+      }
+    }
+
     /// Its value and 95 % interval in `report` (interval `nil` when the report has none).
     public func value(in report: MeasureReport) -> (value: Double, interval: Interval95?) {
-      let i = report.intervals95
-      switch self {
-      case .cvai:
-        guard report.cvaiDenominator == .shorter else { return (report.cvaiByLonger, i?.cvai) }
-        let convert = MeasureReport.cvaiByLonger(fromShorter:)
-        return (report.cvaiByLonger, i.map { Interval95(low: convert($0.cvai.low), high: convert($0.cvai.high)) })
-      case .ci: return (report.ci, i?.ci)
-      case .circumference: return (report.circumference, i?.circumference)
-      }
+      let interval = report.intervals95?[measure]
+      guard self == .cvai else { return (report.value(of: measure), interval) }
+      guard report.cvaiDenominator == .shorter else { return (report.cvaiByLonger, interval) }
+      let convert = MeasureReport.cvaiByLonger(fromShorter:)
+      return (report.cvaiByLonger, interval.map { Interval95(low: convert($0.low), high: convert($0.high)) })
     }
 
     /// Name and unit for table headers.

@@ -30,7 +30,7 @@ struct CalliperValidationTests {
     let table = try CalliperTable(text: csv, path: "simulated.csv")
     let v = CalliperValidation(calliper: table, reports: reports)
     #expect(v.matched.count == 40 && v.calliperWithoutReport.isEmpty && v.reportsWithoutCalliper.isEmpty)
-    for measure in [ComparedMeasure.diagonalA, .diagonalB, .length, .width, .circumference] {
+    for measure in [HeadMeasure.diagonalA, .diagonalB, .length, .width, .circumference] {
       let s = try #require(v.measures.first { $0.measure == measure }).statistics
       // report − calliper = +1.5 mm on average; noise SD 1.0 (plus the 0.1 mm rounding).
       #expect(abs(s.bias - 1.5) < 3 * s.sd / 40.0.squareRoot(), "\(measure): bias \(s.bias) CI \(s.biasCI)")
@@ -38,7 +38,7 @@ struct CalliperValidationTests {
       #expect(s.lowerLoA < 1.5 && s.upperLoA > 1.5)
     }
     // CVAI, CVA and CI are derived from the calliper's diagonals, length and width.
-    #expect(v.measures.map(\.measure) == ComparedMeasure.allCases)
+    #expect(v.measures.map(\.measure) == HeadMeasure.allCases)
     #expect(v.severity.table.joined().reduce(0, +) == 40)
   }
 
