@@ -120,11 +120,10 @@ struct AnnotationServerTests {
       let point = try #require(lift["point"] as? [Double])
       #expect(abs(point[0] - expected.x) < 1e-12 && abs(point[1] - expected.y) < 1e-12 && abs(point[2] - expected.z) < 1e-12)
       let error = (expected - (try f.trueWorldPoint(name, reconstruction: session.reconstruction))).length
-      print(String(format: "annotate: %@ lifted %.2f mm from the truth", name, error * 1000))
-      // Issue 17: within 1 mm where the true pixel is clicked (measured 0.08–0.43 mm, the nose
-      // tip the farthest; it read 2.2 mm in session 8, lifted by the frame's depth window
-      // behind a barely fused nose, and 0.42 mm since session 9).
-      #expect(error < 0.001)
+      // Within 1 mm where the true pixel is clicked (docs/landmarks.md; measured 0.08–0.43 mm,
+      // the nose tip the farthest: a frame's own depth window behind a barely fused nose once
+      // lifted it 2.2 mm off).
+      #expect(error < 0.001, "\(String(format: "%@ lifted %.2f mm from the truth", name, error * 1000))")
     }
     // The preview is `measure`'s CVAI on the same landmarks (bootstrap aside).
     let preview = try #require(evaluation["preview"] as? [String: Any])

@@ -57,7 +57,6 @@ struct ContourRoughnessTests {
     }
     let spread = (errors.reduce(0) { $0 + $1 * $1 } / Double(errors.count)).squareRoot()
     let median = { (values: [Double]) in values.sorted()[values.count / 2] }
-    print("length and width: RMS error \(spread) mm; interval SD with roughness \(median(withTerm)), without \(median(without)); covered \(covered) and \(coveredWithout) of \(errors.count)")
     #expect(median(withTerm) > 0.6 * spread && median(withTerm) < 1.6 * spread, "SD \(median(withTerm)) against RMS error \(spread)")
     #expect(median(without) < 0.5 * spread, "points alone: SD \(median(without)) against RMS error \(spread)")
     #expect(covered >= 16, "with roughness \(covered) of 20 covered")

@@ -45,7 +45,7 @@ enum HeadlessBrowser {
 
   /// Prints the page to PDF as Chromium's print dialog would (no header or footer): the page
   /// count and the first page's size in points.
-  static func print(page: URL, pdf: URL) throws -> (pages: Int, size: SIMD2<Double>?) {
+  static func printToPDF(page: URL, pdf: URL) throws -> (pages: Int, size: SIMD2<Double>?) {
     let common = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-pdf-header-footer", "--user-data-dir=" + pdf.deletingLastPathComponent().appendingPathComponent("chromium-profile").path]
     _ = try run(common + ["--print-to-pdf=" + pdf.path, page.absoluteString])
     let text = String(decoding: try Data(contentsOf: pdf), as: Unicode.ASCII.self)

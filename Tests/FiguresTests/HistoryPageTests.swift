@@ -33,19 +33,19 @@ struct HistoryPageTests {
       let k = change.visit
       let truth = SimulatedVisits.trueCVAI(turn: Self.turns[k]) - SimulatedVisits.trueCVAI(turn: Self.turns[k - 1])
       let combined = try #require(change.combinedHalfWidth95)
-      print("visit \(k + 1): CVAI change \(change.difference), true \(truth), combined 95 % half-width \(combined)")
       // The measured change follows the true one to within the combined uncertainty.
       #expect(abs(change.difference - truth) < combined, "visit \(k + 1): measured \(change.difference), true \(truth), ± \(combined)")
       // The premise: each true change is clearly on one side of the uncertainty.
       #expect(abs(truth) < combined / 2 || abs(truth) > 2 * combined, "visit \(k + 1): true \(truth) against \(combined)")
-      #expect(change.exceedsUncertainty == (abs(truth) > combined))
+      #expect(change.exceedsUncertainty == (abs(truth) > combined), "visit \(k + 1): measured \(change.difference), true \(truth), ± \(combined)")
       flagged.append(try #require(change.exceedsUncertainty as Bool?))
     }
     #expect(flagged == [false, true])
     // The visits' measured CVAI are near the truth and their severity follows.
     for (visit, turn) in zip(course.visits, Self.turns) {
-      print("CVAI \(visit.report.cvai) in \(visit.report.intervals95?.cvai as Any), true \(SimulatedVisits.trueCVAI(turn: turn))")
-      #expect(abs(visit.report.cvai - SimulatedVisits.trueCVAI(turn: turn)) < 0.5, "\(visit.report.cvai) vs \(SimulatedVisits.trueCVAI(turn: turn))")
+      #expect(
+        abs(visit.report.cvai - SimulatedVisits.trueCVAI(turn: turn)) < 0.5,
+        "CVAI \(visit.report.cvai) in \(visit.report.intervals95?.cvai as Any), true \(SimulatedVisits.trueCVAI(turn: turn))")
     }
     #expect(course.visits.map(\.report.severity) == [3, 3, 1])
   }
@@ -96,7 +96,7 @@ struct HistoryPageTests {
       #expect(rendering.luminanceVariance > 500, "variance \(rendering.luminanceVariance)")
       #expect(rendering.inkedFraction > 0.05, "inked \(rendering.inkedFraction)")
       // Printed on A4, each patient on a page of their own.
-      let printed = try HeadlessBrowser.print(page: file, pdf: folder.appendingPathComponent("history.pdf"))
+      let printed = try HeadlessBrowser.printToPDF(page: file, pdf: folder.appendingPathComponent("history.pdf"))
       let size = try #require(printed.size)
       #expect(abs(size.x - 595.3) < 1 && abs(size.y - 841.9) < 1 && printed.pages == page.courses.count, "\(printed)")
     }

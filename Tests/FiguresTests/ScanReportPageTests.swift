@@ -110,7 +110,7 @@ struct ScanReportPageTests {
       #expect(rendering.luminanceVariance > 500, "variance \(rendering.luminanceVariance)")
       #expect(rendering.inkedFraction > 0.05, "inked \(rendering.inkedFraction)")
       // Printed: A4 (595 × 842 pt), two pages.
-      let printed = try HeadlessBrowser.print(page: file, pdf: folder.appendingPathComponent("report.pdf"))
+      let printed = try HeadlessBrowser.printToPDF(page: file, pdf: folder.appendingPathComponent("report.pdf"))
       let size = try #require(printed.size)
       #expect(abs(size.x - 595.3) < 1 && abs(size.y - 841.9) < 1 && printed.pages == 2, "\(printed)")
     }

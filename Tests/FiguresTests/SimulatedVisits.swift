@@ -54,14 +54,11 @@ enum SimulatedVisits {
   /// Patient 17's three visits, measured once for all tests: turns of 12°, 11.7° and 4° (true CVAI
   /// 6.70, 6.55, 2.36 %), recorded on 2 March, 15 April (in UTC+2) and 1 July 2026.
   static let patient17: Result<[Visit], any Error> = Result {
-    let started = ContinuousClock.now
-    let visits = try [
+    try [
       visit(turn: 12, seed: 11, patient: "17", recordedAt: "2026-03-02T09:30:00Z"),
       visit(turn: 11.7, seed: 12, patient: "17", recordedAt: "2026-04-15T14:00:00+02:00"),
       visit(turn: 4, seed: 13, patient: "17", recordedAt: "2026-07-01T10:00:00Z"),
     ]
-    print("three simulated visits measured in \(ContinuousClock.now - started)")
-    return visits
   }
 
   /// A measured visit: the report (with intervals, patient and date), its measurement and points.

@@ -48,16 +48,15 @@ struct FrameBudgetTests {
       let (all, whole) = try reconstructed(atMost: nil)
       let budget = whole.framesFused / 3
       let (third, part) = try reconstructed(atMost: budget)
-      print(
-        String(
-          format: "vault RMS after alignment: %d frames fused %.3f mm (%d points), %d frames %.3f mm (%d points)", whole.framesFused,
-          all.aligned.cloudRMS, all.aligned.cloudPointsScored, part.framesFused, third.aligned.cloudRMS,
-          third.aligned.cloudPointsScored))
-      #expect(whole.framesFused > 60)
+      let vault = String(
+        format: "vault RMS after alignment: %d frames fused %.3f mm (%d points), %d frames %.3f mm (%d points)", whole.framesFused,
+        all.aligned.cloudRMS, all.aligned.cloudPointsScored, part.framesFused, third.aligned.cloudRMS,
+        third.aligned.cloudPointsScored)
+      #expect(whole.framesFused > 60, "\(vault)")
       #expect(part.framesFused == budget)
       let noiseOnly = (Double(whole.framesFused) / Double(part.framesFused)).squareRoot()
-      #expect(third.aligned.cloudRMS < noiseOnly * all.aligned.cloudRMS, "\(third.aligned.cloudRMS) against \(all.aligned.cloudRMS) mm")
-      #expect(Double(third.aligned.cloudPointsScored) >= 0.9 * Double(all.aligned.cloudPointsScored))
+      #expect(third.aligned.cloudRMS < noiseOnly * all.aligned.cloudRMS, "\(vault)")
+      #expect(Double(third.aligned.cloudPointsScored) >= 0.9 * Double(all.aligned.cloudPointsScored), "\(vault)")
     }
   }
 }

@@ -48,11 +48,11 @@ struct MeshExtractionTests {
     let radial = measured.map { Double((mesh.positions[$0] * mesh.positions[$0]).sum().squareRoot() - Self.radius) }
     let rms = (radial.map { $0 * $0 }.reduce(0, +) / Double(radial.count)).squareRoot()
     let mean = radial.reduce(0, +) / Double(radial.count)
-    print(String(format: "sphere at 2 mm: %d vertices, %d triangles, measured mean %+.3f µm, RMS %.3f µm, worst %.3f µm, %.1f %% filled; %.2f + %.2f + %.2f s",
-      mesh.vertexCount, mesh.triangleCount, mean * 1e6, rms * 1e6, (radial.map(abs).max() ?? 0) * 1e6, result.filledFraction * 100,
-      result.seconds.grid, result.seconds.triangles, result.seconds.finishing))
-    #expect(abs(mean) < 1e-7 && rms < 1e-6)
-    #expect((radial.map(abs).max() ?? 1) < 0.001 * 0.002 * Double(3).squareRoot() + 1e-6)
+    let sphere = String(
+      format: "sphere at 2 mm: %d vertices, %d triangles, measured mean %+.3f µm, RMS %.3f µm, worst %.3f µm, %.1f %% filled",
+      mesh.vertexCount, mesh.triangleCount, mean * 1e6, rms * 1e6, (radial.map(abs).max() ?? 0) * 1e6, result.filledFraction * 100)
+    #expect(abs(mean) < 1e-7 && rms < 1e-6, "\(sphere)")
+    #expect((radial.map(abs).max() ?? 1) < 0.001 * 0.002 * Double(3).squareRoot() + 1e-6, "\(sphere)")
     // Filled vertices are exactly the ones over the hole: within the rim's circle (plus the
     // support radius), never on the measured sphere above the rim (the membrane itself may dome
     // into the sphere); everything below the rim (less the support radius) is filled.
@@ -67,7 +67,7 @@ struct MeshExtractionTests {
       if !mesh.filled[v] && p.z < -0.045 - support { measuredBelowTheRim += 1 }
     }
     #expect(outsideTheHole == 0 && measuredBelowTheRim == 0, "\(outsideTheHole) filled outside the hole, \(measuredBelowTheRim) measured below it")
-    #expect(result.filledFraction > 0.05 && result.filledFraction < 0.3)
+    #expect(result.filledFraction > 0.05 && result.filledFraction < 0.3, "\(sphere)")
     // The membrane closes the hole smoothly inside the sphere's missing cap: its vertices lie
     // inside the sphere, and its triangles turn by little from one to the next.
     for v in mesh.positions.indices where mesh.filled[v] {

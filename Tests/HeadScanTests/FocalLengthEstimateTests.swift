@@ -23,10 +23,11 @@ struct FocalLengthEstimateTests {
       let measured = try measureScan(at: path, options: options)
       let check = try #require(measured.report.intrinsicsCheck)
       let used = try #require(check.focalLengthUsed)
-      print("CVAI with the estimate \(measured.report.cvai), truth \(simulated.truth.measures.cvai); \(check)")
-      #expect(!check.consistent && abs(check.statedFocalLength - truth.statedIntrinsics.fx) < 1e-9)
-      #expect(abs(used / truth.renderedIntrinsics.fx - 1) <= 0.01 && used == check.focalLengthEstimate)
-      #expect(abs(measured.report.cvai - simulated.truth.measures.cvai) <= 0.2)
+      #expect(!check.consistent && abs(check.statedFocalLength - truth.statedIntrinsics.fx) < 1e-9, "\(check)")
+      #expect(abs(used / truth.renderedIntrinsics.fx - 1) <= 0.01 && used == check.focalLengthEstimate, "\(check)")
+      #expect(
+        abs(measured.report.cvai - simulated.truth.measures.cvai) <= 0.2,
+        "CVAI with the estimate \(measured.report.cvai), truth \(simulated.truth.measures.cvai); \(check)")
       // The report round-trips with the new key; a report without it still decodes.
       let decoded = try MeasureReport(json: try measured.report.jsonData(), path: "report.json")
       #expect(decoded.intrinsicsCheck == measured.report.intrinsicsCheck)

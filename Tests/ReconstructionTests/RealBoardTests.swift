@@ -40,8 +40,8 @@ struct RealBoardTests {
     let pairs = result.markers.flatMap { m in zip(printed[m.id] ?? [], m.corners).map { ($0, $1) } }
     #expect(pairs.count == 4 * result.markers.count)
     let fit = try #require(Similarity(from: pairs.map(\.0), to: pairs.map(\.1)))
-    #expect(fit.rms <= 0.0005)
-    #expect(abs(fit.scale - 1) <= 0.005)
+    #expect(fit.rms <= 0.0005, "corners \(fit.rms * 1000) mm RMS")
+    #expect(abs(fit.scale - 1) <= 0.005, "scale \((fit.scale - 1) * 100) %")
 
     // The fused board is flat: the cloud's points between the outermost markers' centres (in
     // board coordinates, within 1 cm of the board's plane) lie within 0.25 mm RMS of their best
@@ -56,9 +56,9 @@ struct RealBoardTests {
     }
     #expect(onBoard.count > 10_000)
     let flatness = try #require(planeRMS(onBoard))
-    print(
+    #expect(
+      flatness <= 0.00025,
       "real board: \(result.markers.count) markers mapped of \(wellSeen.count) seen in 5 frames, corners \(fit.rms * 1000) mm RMS, scale \((fit.scale - 1) * 100) %, flatness \(flatness * 1000) mm RMS (\(onBoard.count) points)")
-    #expect(flatness <= 0.00025, "fused board's plane RMS \(flatness * 1000) mm")
   }
 
   /// `target ≈ scale · rotation · source + translation` (least squares; Umeyama's rotation is

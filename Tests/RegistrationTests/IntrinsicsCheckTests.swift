@@ -60,11 +60,10 @@ struct IntrinsicsCheckTests {
     let scan = try openScan(at: try #require(Self.board).path)
     let observed = try Self.observeHalf(scan)
     let check = try #require(checkIntrinsics(observed))
-    print(check)
-    #expect(abs(check.statedFocalLength - 595.34) < 0.01)
-    #expect(check.consistent)
-    #expect(abs(check.focalLengthEstimate / Self.boardCalibratedFocalLength - 1) <= 0.015)
-    #expect(check.focalLengthUncertainty > 0 && check.focalLengthUncertainty < 0.01 * check.focalLengthEstimate)
+    #expect(abs(check.statedFocalLength - 595.34) < 0.01, "\(check)")
+    #expect(check.consistent, "\(check)")
+    #expect(abs(check.focalLengthEstimate / Self.boardCalibratedFocalLength - 1) <= 0.015, "\(check)")
+    #expect(check.focalLengthUncertainty > 0 && check.focalLengthUncertainty < 0.01 * check.focalLengthEstimate, "\(check)")
     // OpenCV's own corners (no edge refinement) sit inside the printed square: measured
     // against the estimate, a few tenths of a pixel, reading sides ~2 % short.
     var raw = ObservationOptions.default
@@ -79,9 +78,9 @@ struct IntrinsicsCheckTests {
       }
     }
     let bias = biases.sorted()[biases.count / 2], shortfall = shortfalls.sorted()[shortfalls.count / 2]
-    print("unrefined corners: median bias \(bias) px inward, sides \(100 * shortfall) % short")
-    #expect(bias > 0.15 && bias < 0.5)
-    #expect(shortfall > 0.01 && shortfall < 0.04)
+    let unrefinedCorners = "unrefined corners: median bias \(bias) px inward, sides \(100 * shortfall) % short"
+    #expect(bias > 0.15 && bias < 0.5, "\(unrefinedCorners)")
+    #expect(shortfall > 0.01 && shortfall < 0.04, "\(unrefinedCorners)")
   }
 
   @Test(arguments: [0.06, -0.06])
@@ -96,11 +95,10 @@ struct IntrinsicsCheckTests {
       let conditions = try #require(simulated.truth.conditions)
       let scan = try openScan(at: path)
       let check = try #require(checkIntrinsics(try observeScan(scan)))
-      print(error, check)
-      #expect(abs(check.statedFocalLength - conditions.statedIntrinsics.fx) < 1e-9)
-      #expect(!check.consistent && check.warning != nil)
-      #expect(abs(check.focalLengthEstimate / conditions.renderedIntrinsics.fx - 1) <= 0.01)
-      #expect(abs(check.relativeDifference - error) <= 0.012)
+      #expect(abs(check.statedFocalLength - conditions.statedIntrinsics.fx) < 1e-9, "\(check)")
+      #expect(!check.consistent && check.warning != nil, "\(check)")
+      #expect(abs(check.focalLengthEstimate / conditions.renderedIntrinsics.fx - 1) <= 0.01, "\(check)")
+      #expect(abs(check.relativeDifference - error) <= 0.012, "stated \(error): \(check)")
     }
   }
 

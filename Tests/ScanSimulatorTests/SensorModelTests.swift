@@ -64,9 +64,10 @@ struct SensorModelTests {
     #expect(used.count >= 3, "depth bins with data: \(bins.keys.sorted())")
     for (bin, s) in used.sorted(by: { $0.key < $1.key }) {
       let mean = s.sum / s.n, sd = (s.squares / s.n - mean * mean).squareRoot()
-      print(String(format: "depth %.1f–%.1f m: %.0f pixels, normalised residual mean %.3f SD %.3f", Double(bin) / 10, Double(bin + 1) / 10, s.n, mean, sd))
-      #expect(abs(mean) < 0.03)
-      #expect(abs(sd - 1) < 0.03, "bin \(bin): SD \(sd)")
+      let residuals = String(
+        format: "depth %.1f–%.1f m: %.0f pixels, normalised residual mean %.3f SD %.3f", Double(bin) / 10, Double(bin + 1) / 10, s.n, mean, sd)
+      #expect(abs(mean) < 0.03, "\(residuals)")
+      #expect(abs(sd - 1) < 0.03, "\(residuals)")
     }
   }
 
@@ -88,9 +89,10 @@ struct SensorModelTests {
       return sum / count
     }
     let atLength = correlation(lag: Int(length)), atHalf = correlation(lag: Int(length / 2))
-    print(String(format: "smooth field: correlation %.3f at %.0f px (1/e = 0.368), %.3f at half of it (e^-1/4 = 0.779)", atLength, length, atHalf))
-    #expect(abs(atLength - exp(-1)) < 0.06)
-    #expect(abs(atHalf - exp(-0.25)) < 0.06)
+    let correlations = String(
+      format: "smooth field: correlation %.3f at %.0f px (1/e = 0.368), %.3f at half of it (e^-1/4 = 0.779)", atLength, length, atHalf)
+    #expect(abs(atLength - exp(-1)) < 0.06, "\(correlations)")
+    #expect(abs(atHalf - exp(-0.25)) < 0.06, "\(correlations)")
   }
 
   @Test func correlatedNoiseAndFrameOffsetsHaveTheirSpread() throws {
@@ -121,10 +123,12 @@ struct SensorModelTests {
     }
     let sd = (offsets.map { $0 * $0 }.reduce(0, +) / Double(offsets.count)).squareRoot()
     let fieldSD = (fieldSquares / fieldCount).squareRoot()
-    print(String(format: "frame offsets: SD %.3f mm over %d frames (asked 2); correlated field on the head: SD %.3f mm (asked 1)", sd * 1000, offsets.count, fieldSD * 1000))
-    #expect(offsets.count >= 50)
-    #expect(abs(sd / 0.002 - 1) < 0.3)
-    #expect(abs(fieldSD / 0.001 - 1) < 0.3)
+    let spreads = String(
+      format: "frame offsets: SD %.3f mm over %d frames (asked 2); correlated field on the head: SD %.3f mm (asked 1)", sd * 1000,
+      offsets.count, fieldSD * 1000)
+    #expect(offsets.count >= 50, "\(spreads)")
+    #expect(abs(sd / 0.002 - 1) < 0.3, "\(spreads)")
+    #expect(abs(fieldSD / 0.001 - 1) < 0.3, "\(spreads)")
   }
 
   @Test func grazingDropoutsRampInBetweenTheTwoIncidenceAngles() throws {
@@ -151,11 +155,12 @@ struct SensorModelTests {
     for band in 0..<seen.count {
       let middle = (edges[band] + edges[band + 1]) / 2
       let expected = grazing.grazingDropout(facing: middle), measured = lost[band] / seen[band]
-      print(String(format: "incidence %.1f–%.1f°: %.0f pixels, %.3f lost (model %.3f)",
-        acos(edges[band + 1]) * 180 / .pi, acos(edges[band]) * 180 / .pi, seen[band], measured, expected))
-      #expect(seen[band] > 300)
+      let dropouts = String(
+        format: "incidence %.1f–%.1f°: %.0f pixels, %.3f lost (model %.3f)", acos(edges[band + 1]) * 180 / .pi, acos(edges[band]) * 180 / .pi,
+        seen[band], measured, expected)
+      #expect(seen[band] > 300, "\(dropouts)")
       // The renderer's normals are its mesh facets' (≤ 1° from the true normal).
-      #expect(abs(measured - expected) < 0.06, "band \(band): \(measured) lost, model \(expected)")
+      #expect(abs(measured - expected) < 0.06, "\(dropouts)")
     }
   }
 
@@ -180,9 +185,9 @@ struct SensorModelTests {
         }
       }
     }
-    print(String(format: "silhouette: %.0f edge pixels, %.3f lost (asked 0.5)", edgeSeen, edgeLost / edgeSeen))
-    #expect(edgeSeen > 2000)
-    #expect(abs(edgeLost / edgeSeen - 0.5) < 0.03)
+    let silhouette = String(format: "silhouette: %.0f edge pixels, %.3f lost (asked 0.5)", edgeSeen, edgeLost / edgeSeen)
+    #expect(edgeSeen > 2000, "\(silhouette)")
+    #expect(abs(edgeLost / edgeSeen - 0.5) < 0.03, "\(silhouette)")
     #expect(otherChanged == 0)
   }
 
@@ -219,12 +224,13 @@ struct SensorModelTests {
     let rate = Double(holes) / Double(frames), area = Double(lostPixels) / Double(holes)
     // A disc of diameter d covers π d²/4 pixel centres on average; d uniform in 2…6: E[d²] = 52/3.
     let expectedArea = Double.pi * 52 / 3 / 4
-    print(String(format: "holes: %d in %d frames (%.2f a frame, asked 3), widths %d…%d px, %.1f pixels a hole (disc model %.1f)",
-      holes, frames, rate, spans.min() ?? 0, spans.max() ?? 0, area, expectedArea))
-    #expect(abs(rate - 3) < 0.6)  // Poisson: SD of the mean over 40 frames is 0.27
+    let counted = String(
+      format: "holes: %d in %d frames (%.2f a frame, asked 3), widths %d…%d px, %.1f pixels a hole (disc model %.1f)", holes, frames, rate,
+      spans.min() ?? 0, spans.max() ?? 0, area, expectedArea)
+    #expect(abs(rate - 3) < 0.6, "\(counted)")  // Poisson: SD of the mean over 40 frames is 0.27
     // A hole of diameter d spans d or d + 1 pixels; wider ones are two holes that met.
-    #expect(spans.allSatisfy { $0 >= 1 } && spans.filter { $0 > 7 }.count <= max(1, holes / 50))
-    #expect(abs(area / expectedArea - 1) < 0.12)
+    #expect(spans.allSatisfy { $0 >= 1 } && spans.filter { $0 > 7 }.count <= max(1, holes / 50), "\(counted)")
+    #expect(abs(area / expectedArea - 1) < 0.12, "\(counted)")
   }
 
   @Test func directionalBlurSpreadsAPointAlongItsLineByItsLength() {
@@ -246,9 +252,9 @@ struct SensorModelTests {
     }
     // A box of length L has variance L²/12; bilinear sampling adds a little.
     let alongSD = (along / total).squareRoot(), acrossSD = (across / total).squareRoot()
-    print(String(format: "blur of %.0f px: SD %.2f px along (box %.2f), %.2f across", length, alongSD, length / 12.0.squareRoot(), acrossSD))
+    let spread = String(format: "blur of %.0f px: SD %.2f px along (box %.2f), %.2f across", length, alongSD, length / 12.0.squareRoot(), acrossSD)
     #expect(abs(total - 1000) < 1)
-    #expect(abs(alongSD - length / 12.0.squareRoot()) < 0.35)
-    #expect(acrossSD < 0.5)
+    #expect(abs(alongSD - length / 12.0.squareRoot()) < 0.35, "\(spread)")
+    #expect(acrossSD < 0.5, "\(spread)")
   }
 }

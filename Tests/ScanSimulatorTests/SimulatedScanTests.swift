@@ -247,12 +247,11 @@ extension SimulatedScanTests {
       let typical = (
         subpixel: median(errors.values.flatMap { $0.subpixel.map(length) }), edges: median(errors.values.flatMap { $0.edges.map(length) })
       )
-      print(
-        String(
-          format: "%d marker corners seen 4+ times: bias RMS cornerSubPix %.3f px, edges %.3f px; median error %.3f, %.3f px",
-          often.count, bias.subpixel, bias.edges, typical.subpixel, typical.edges))
-      #expect(bias.edges < 0.6 * bias.subpixel)
-      #expect(typical.edges < 0.6 * typical.subpixel)
+      let corners = String(
+        format: "%d marker corners seen 4+ times: bias RMS cornerSubPix %.3f px, edges %.3f px; median error %.3f, %.3f px",
+        often.count, bias.subpixel, bias.edges, typical.subpixel, typical.edges)
+      #expect(bias.edges < 0.6 * bias.subpixel, "\(corners)")
+      #expect(typical.edges < 0.6 * typical.subpixel, "\(corners)")
     }
   }
 }

@@ -95,9 +95,9 @@ struct SimulationConditionsTests {
       distances.append(offset.length - radius(offset.normalized))
     }
     let low = distances.min() ?? 0, high = distances.max() ?? 0
-    print(String(format: "camera to surface: %.1f–%.1f cm (asked 24–39)", low * 100, high * 100))
-    #expect(low > 0.24 - 0.008 && low < 0.245)
-    #expect(high < 0.39 + 0.008 && high > 0.385)
+    let range = String(format: "camera to surface: %.1f–%.1f cm (asked 24–39)", low * 100, high * 100)
+    #expect(low > 0.24 - 0.008 && low < 0.245, "\(range)")
+    #expect(high < 0.39 + 0.008 && high > 0.385, "\(range)")
   }
 
   /// The realistic preset's ear-level pass: the side of the head from the tragion down to
@@ -130,9 +130,9 @@ struct SimulationConditionsTests {
         let normal = head.normal(at: point)
         let seen = { (eyes: [SIMD3<Double>]) in eyes.filter { normal.dot(($0 - point).normalized) > o.sensor.grazingFade }.count }
         let a = seen(withPass), b = seen(without)
-        print(String(format: "%@ side %2.0f mm below the tragion (faces %2.0f° down): seen below 72° incidence in %3d frames, orbit alone %3d",
-          name, below * 1000, asin(-normal.z) * 180 / .pi, a, b))
-        #expect(a >= b, "\(name), \(below * 1000) mm below")
+        #expect(
+          a >= b,
+          "\(String(format: "%@ side %2.0f mm below the tragion (faces %2.0f° down): seen below 72° incidence in %3d frames, orbit alone %3d", name, below * 1000, asin(-normal.z) * 180 / .pi, a, b))")
         if below >= 0.01 { (lowWithPass, lowWithout) = (lowWithPass + a, lowWithout + b) }
       }
       #expect(Double(lowWithPass) >= 1.5 * Double(lowWithout) + 30, "\(name): \(lowWithPass) against \(lowWithout) frames")
@@ -203,13 +203,14 @@ struct SimulationConditionsTests {
     }
     let meanExcess = tangentExcess.reduce(0, +) / Double(tangentExcess.count)
     let meanError = decalErrors.reduce(0, +) / Double(decalErrors.count)
-    print(String(format: "decal: corner arc error mean %.4f max %.4f mm; tangent projection's excess mean %.4f mm; corners up to %.3f mm off one plane; edges bow up to %.3f mm",
-      meanError * 1000, (decalErrors.max() ?? 0) * 1000, meanExcess * 1000, worstOffPlane * 1000, worstBow * 1000))
+    let decals = String(
+      format: "decal: corner arc error mean %.4f max %.4f mm; tangent projection's excess mean %.4f mm; corners up to %.3f mm off one plane; edges bow up to %.3f mm",
+      meanError * 1000, (decalErrors.max() ?? 0) * 1000, meanExcess * 1000, worstOffPlane * 1000, worstBow * 1000)
     // The circle through the centre approximates the normal section: arcs within 0.025 mm.
-    #expect((decalErrors.max() ?? 1) < 0.000025)
-    #expect(meanError < meanExcess / 3)
-    #expect(worstOffPlane > 0.0002)
-    #expect(worstBow > 0.0004)
+    #expect((decalErrors.max() ?? 1) < 0.000025, "\(decals)")
+    #expect(meanError < meanExcess / 3, "\(decals)")
+    #expect(worstOffPlane > 0.0002, "\(decals)")
+    #expect(worstBow > 0.0004, "\(decals)")
   }
 
   @Test func decalTruthIsTheRenderedLayoutsCorners() throws {
@@ -253,8 +254,7 @@ struct SimulationConditionsTests {
         if fa.color.bgra != fb.color.bgra { differing.insert(i) }
       }
       let marked = Set(result.truth.cameras.filter { $0.motionBlur != nil }.map(\.frame))
-      print("motion blur: \(differing.count) of 24 frames blurred at rate 0.25; truth marks \(marked.sorted())")
-      #expect(differing == marked)
+      #expect(differing == marked, "motion blur: \(differing.sorted()) of 24 frames blurred at rate 0.25; truth marks \(marked.sorted())")
       #expect(!marked.isEmpty)
     }
   }
