@@ -40,61 +40,102 @@ struct ParallelBatchesTests {
     #expect(consumed == Array(0..<7))
   }
 
+  /// The items the workers have started, and a wait for a count of them: the tests hold the
+  /// consumer until the workers provably got somewhere, never for a fixed time.
+  final class StartedItems: @unchecked Sendable {
+    // `items` is read and written only with `condition` locked.
+    private let condition = NSCondition()
+    private var items: [Int] = []
+
+    func record(_ item: Int) {
+      condition.lock()
+      items.append(item)
+      condition.broadcast()
+      condition.unlock()
+    }
+
+    var all: [Int] {
+      condition.lock()
+      defer { condition.unlock() }
+      return items
+    }
+
+    /// Waits until `count` items have started; `false` only if that took over a minute (a hang
+    /// guard: a correct implementation gets there in microseconds).
+    func waitFor(count: Int) -> Bool {
+      let deadline = Date().addingTimeInterval(60)
+      condition.lock()
+      defer { condition.unlock() }
+      while items.count < count {
+        if !condition.wait(until: deadline) { return items.count >= count }
+      }
+      return true
+    }
+  }
+
+  /// The window of ``forEachInParallelBatches``: two batches of 2 × cores items.
+  static let window = 2 * max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+
   @Test func workersStayWithinTwoBatchesOfTheConsumer() throws {
-    let window = 2 * max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+    let window = Self.window
     let count = 10 * window
-    let started = Mutex<[Int]>([])
-    var consumed = 0, largestLead = 0, startedWhileFirstHeld = 0
+    let started = StartedItems()
+    var consumed = 0, largestLead = 0
+    var startedWhileFirstHeld: [Int] = []
     try forEachInParallelBatches(
       Array(0..<count),
       work: { i in
-        started.withLock { $0.append(i) }
+        started.record(i)
         return i
       },
       consume: { i in
         #expect(i == consumed)
         consumed += 1
         if i == 0 {
-          // Held here, the workers run to the window's edge (items 0…window) and stop there.
-          let deadline = ContinuousClock.now + .seconds(20)
-          while started.withLock({ $0.count }) < window + 1 && ContinuousClock.now < deadline { usleep(1000) }
-          usleep(50_000)
-          startedWhileFirstHeld = started.withLock { $0.count }
+          // Held here, the workers run to the window's edge (items 0…window) and stop there:
+          // wait until they have started window + 1 items. That they start no more is the
+          // lead's bound below, checked on every item.
+          #expect(started.waitFor(count: window + 1), "the workers never reached the window's edge: \(started.all.sorted())")
+          startedWhileFirstHeld = started.all.sorted()
         }
-        largestLead = max(largestLead, (started.withLock { $0.max() } ?? 0) + 1 - consumed)
+        // Every item started so far was handed out while at most `consumed` results were
+        // taken, so it lies within the window beyond them.
+        largestLead = max(largestLead, (started.all.max() ?? 0) + 1 - consumed)
       })
     #expect(consumed == count)
-    #expect(started.withLock { $0.sorted() } == Array(0..<count))
-    #expect(startedWhileFirstHeld == window + 1)
+    #expect(started.all.sorted() == Array(0..<count))
+    #expect(startedWhileFirstHeld == Array(0...window))
     #expect(largestLead <= window)
   }
 
   @Test func aConsumerThatThrowsFirstStopsWorkersWaitingAtTheWindow() {
-    let started = Mutex(0)
+    let window = Self.window
+    let started = StartedItems()
     #expect(throws: Failure(item: 0)) {
       try forEachInParallelBatches(
-        Array(0..<500),
+        Array(0..<(10 * window)),
         work: { i in
-          started.withLock { $0 += 1 }
+          started.record(i)
           return i
         },
         consume: { i in
-          usleep(20_000)  // the workers reach the window's edge and wait there
+          // The workers reach the window's edge and wait there: then the consumer throws.
+          #expect(started.waitFor(count: window + 1), "the workers never reached the window's edge: \(started.all.sorted())")
           throw Failure(item: i)
         })
     }
-    // Returned (no worker left waiting), having started no more than a window beyond item 0.
-    #expect(started.withLock { $0 } <= 1 + 2 * max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
+    // Returned (no worker left waiting), having started exactly the window beyond item 0.
+    #expect(started.all.sorted() == Array(0...window))
   }
 
   @Test func aBackgroundValueArrivesWhileTheCallerWorks() {
-    let gate = Mutex(false)
+    let gate = DispatchSemaphore(value: 0)
     let value = BackgroundValue { () -> Int in
       // Waits for the caller, so the value cannot have been computed on the calling thread.
-      while !gate.withLock({ $0 }) { usleep(1000) }
+      gate.wait()
       return 42
     }
-    gate.withLock { $0 = true }
+    gate.signal()
     #expect(value.wait() == 42)
     #expect(value.wait() == 42)
     let absent = BackgroundValue { () -> Int? in nil }
