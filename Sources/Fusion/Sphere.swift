@@ -1,4 +1,5 @@
 import Registration
+import _HeadScanSupport
 
 /// A sphere through points (algebraic least squares), metres.
 struct Sphere {
@@ -8,7 +9,7 @@ struct Sphere {
   /// Fits |p|² = 2 c·p + (r² − |c|²); `nil` for fewer than 4 points or a degenerate set.
   init?(fitting points: [SIMD3<Double>]) {
     guard points.count >= 4 else { return nil }
-    let solution = NativeGeometry.leastSquares(points, unknowns: 4) { p, a in
+    let solution = leastSquares(points, unknowns: 4) { p, a in
       (a[0], a[1], a[2], a[3]) = (2 * p.x, 2 * p.y, 2 * p.z, 1)
       return p.dot(p)
     }

@@ -54,15 +54,6 @@ package enum NativeGeometry {
     return x
   }
 
-  /// Linear least squares through the normal equations: `row(sample, a)` writes a sample's
-  /// coefficients (one per unknown) into `a` and returns its target. `nil` when the system is singular.
-  package static func leastSquares<Samples: Sequence>(
-    _ samples: Samples, unknowns n: Int, row: (Samples.Element, inout [Double]) -> Double
-  ) -> [Double]? {
-    let (m, r) = normalEquations(samples, unknowns: n, row: row)
-    return try? solveSymmetric(m, r)
-  }
-
   /// Inlier mask of PCL's statistical outlier removal.
   package static func statisticalInliers(_ points: [SIMD3<Float>], neighbours: Int, stddev: Double) throws(Failure) -> [Bool] {
     let flat = NativeGeometry.packed(points)

@@ -181,7 +181,7 @@ extension LiftedMarker {
 
   /// Least-squares `z = q0 + q1 u + q2 v + q3 u² + q4 uv + q5 v²`.
   static func quadricFit(_ s: [(u: Double, v: Double, z: Double)]) -> [Double]? {
-    NativeGeometry.leastSquares(s, unknowns: 6) { q, a in
+    leastSquares(s, unknowns: 6) { q, a in
       (a[0], a[1], a[2], a[3], a[4], a[5]) = (1, q.u, q.v, q.u * q.u, q.u * q.v, q.v * q.v)
       return q.z
     }
@@ -214,7 +214,7 @@ extension LiftedMarker {
 
   /// Least-squares `z = c + a·du + b·dv`.
   static func planeFit(_ s: [(du: Double, dv: Double, z: Double)]) -> (a: Double, b: Double, c: Double)? {
-    guard let x = NativeGeometry.leastSquares(s, unknowns: 3, row: { q, a in (a[0], a[1], a[2]) = (q.du, q.dv, 1); return q.z })
+    guard let x = leastSquares(s, unknowns: 3, row: { q, a in (a[0], a[1], a[2]) = (q.du, q.dv, 1); return q.z })
     else { return nil }
     return (x[0], x[1], x[2])
   }

@@ -1,5 +1,6 @@
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// The world point whose projections best match `views` (camera resection's counterpart):
 /// Gauss–Newton on the pixel error from `start`, each view's error Huber-weighted at 1 px
@@ -30,7 +31,7 @@ func triangulate(
       rows.append((weight * dv, weight * error.y))
     }
     guard rows.count >= 4,
-      let step = NativeGeometry.leastSquares(rows, unknowns: 3, row: { row, a in
+      let step = leastSquares(rows, unknowns: 3, row: { row, a in
         a[0] = row.0.x
         a[1] = row.0.y
         a[2] = row.0.z
