@@ -169,10 +169,11 @@ struct RegistrationAccuracyTests {
       #expect(a.world.cloudPointsScored == Self.vaultHeights.count * Self.azimuths.count)
       #expect(abs(a.keptFraction - 4.0 / 5) < 1e-12, "4 of 5 frames registered")
 
-      // After the alignment, which the one lifted marker pulls by about 1/N of its 0.4 mm.
+      // After the alignment, which the one lifted marker pulls by about 1/N of its 0.4 mm (and
+      // turns by about a hundredth of a degree: 0.06 mm at the cameras).
       let byID = Dictionary(uniqueKeysWithValues: a.markers.map { ($0.id, $0) })
       let l = try #require(byID[lifted]), t = try #require(byID[turned]), s = try #require(byID[tilted])
-      #expect(l.millimetres > 0.35 && l.millimetres <= 0.4 && l.degrees < 0.01, "lifted: \(l)")
+      #expect(l.millimetres > 0.35 && l.millimetres <= 0.4 && l.degrees < 0.03, "lifted: \(l)")
       // Its corners' errors in its own axes: all along its normal.
       #expect(l.cornerErrors.allSatisfy { $0.z > 0.35 && $0.z <= 0.4 && abs($0.x) < 0.03 && abs($0.y) < 0.03 }, "\(l.cornerErrors)")
       #expect(abs(t.degrees - 1) < 0.01 && abs(t.inPlaneDegrees - 1) < 0.01 && t.tiltDegrees < 0.01 && t.millimetres < 0.03, "turned: \(t)")
@@ -186,7 +187,7 @@ struct RegistrationAccuracyTests {
       #expect(abs(a.aligned.markerRotation - (a.markers.map(\.degrees).max() ?? -1)) < 1e-12)
       #expect(a.cameras.map(\.frame) == [0, 1, 3])
       let cameras = Dictionary(uniqueKeysWithValues: a.cameras.map { ($0.frame, $0.millimetres) })
-      #expect(abs((cameras[1] ?? 0) - 1.5) < 0.05 && abs((cameras[3] ?? 0) - 0.5) < 0.05 && (cameras[0] ?? 1) < 0.05, "\(cameras)")
+      #expect(abs((cameras[1] ?? 0) - 1.5) < 0.15 && abs((cameras[3] ?? 0) - 0.5) < 0.15 && (cameras[0] ?? 1) < 0.15, "\(cameras)")
       #expect(abs(a.aligned.cloudRMS - 0.2) < 0.02 && a.aligned.cloudPointsScored == a.world.cloudPointsScored, "\(a.aligned)")
       #expect(a.description.hasPrefix("world: markers ≤ 0.40 mm / 1.00°, cameras ≤ 1.50 mm (median 0.50), vault cloud RMS 0.20 mm; aligned: "), "\(a)")
       #expect(a.description.hasSuffix("; 80 % of frames kept"), "\(a)")
