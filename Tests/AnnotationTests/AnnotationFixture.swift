@@ -78,7 +78,7 @@ struct AnnotationFixture: Sendable {
   }
 
   /// A landmark's true point in the reconstruction's world: the truth's head-frame point moved
-  /// by the truth pose of the marker the registration chose as the world (contract §5).
+  /// by the truth pose of the marker the registration chose as the world (docs/formats.md, world frame).
   func trueWorldPoint(_ name: String, reconstruction: HeadReconstruction) throws -> SIMD3<Double> {
     // Through the best rigid fit of the whole marker map to the true stickers: one sticker's
     // pose would carry its own error, over the lever arm to the landmark, into the comparison.

@@ -167,7 +167,7 @@ struct AnnotationServerTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: f.landmarksPath)) == f.truePixels.jsonData())
     let reply = try save(second)
     #expect(reply.status == 200 && reply.text.contains(".bak"))
-    // Contract §3: the new file reads back as saved; the previous one is the .bak, byte for byte.
+    // The new file reads back as saved (docs/formats.md, landmarks); the previous one is the .bak, byte for byte.
     #expect(try LandmarkFile(path: f.landmarksPath) == LandmarkFile(positions: second))
     #expect(try Data(contentsOf: URL(fileURLWithPath: f.landmarksPath + ".bak")) == f.truePixels.jsonData())
     // Refused saves change nothing: a landmark missing, unknown, outside the scan, or bad JSON.

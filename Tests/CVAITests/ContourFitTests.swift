@@ -46,7 +46,7 @@ struct ContourFitTests {
   }
 
   @Test func theWholeMeasurementIsCloserWithAFittedContour() throws {
-    // On a prism every layer is equally long, so picking the longest noisy layer (contract §4)
+    // On a prism every layer is equally long, so picking the longest noisy layer (docs/head-frame-and-measures.md)
     // keeps a small bias whatever the contour: measured +0.16 mm (σ 0.5) and +0.32 mm (σ 1) with
     // the fit, against +0.68 and +2.65 mm with binned medians.
     let a = 72.0, b = 58.0

@@ -60,7 +60,7 @@ struct HistoryPageTests {
   }
 
   @Test func reportsWithoutPatientOrDateStillMakeAHistory() throws {
-    // A report as an older headscan wrote it: the contract's keys only.
+    // A report as an older headscan wrote it: the required keys only.
     let old = try MeasureReport(
       json: Data(#"{"cvai": 6.1, "cva": 8.4, "diagonalA": 138.2, "diagonalB": 129.8, "ci": 84.0, "length": 142.0, "width": 119.3, "circumference": 426.5, "measurementLevel": 21.0, "severity": 2, "registration": {"frames": 900, "framesRegistered": 861, "markers": 40, "markersRegistered": 38, "cornerRMS": 0.6}}"#.utf8),
       path: "old.json")

@@ -21,7 +21,7 @@ struct MarkersCommandTests {
   static let tutorialImage = TestFiles.sharedData("opencv-aruco/singlemarkersoriginal.jpg")
 
   @Test(.enabled(if: tutorialImage != nil, "../shared/data/opencv-aruco is absent"))
-  func tutorialImageGivesTheSixMarkersInContractJSON() throws {
+  func tutorialImageGivesTheSixMarkersInTheMarkersJSON() throws {
     let image = try #require(Self.tutorialImage)
     try TestFiles.withTemporaryFolder { folder in
       let out = folder.appendingPathComponent("m.json").path
@@ -125,9 +125,9 @@ struct ReconstructCommandTests {
 }
 
 struct MeasureCommandTests {
-  static let contractKeys = ["cvai", "cva", "diagonalA", "diagonalB", "ci", "length", "width", "circumference", "measurementLevel", "severity", "registration"]
+  static let reportKeys = ["cvai", "cva", "diagonalA", "diagonalB", "ci", "length", "width", "circumference", "measurementLevel", "severity", "registration"]
 
-  @Test func measureWritesEveryContractKeyCloseToTheTruth() throws {
+  @Test func measureWritesEveryReportKeyCloseToTheTruth() throws {
     try TestFiles.withTemporaryFolder { folder in
       let scan = folder.appendingPathComponent("m.rgbdscan").path
       let simulate = try Headscan.run(["simulate", scan, "--frames", "36", "--cvai", "8", "--side", "left", "--seed", "3", "--quiet"])
@@ -143,7 +143,7 @@ struct MeasureCommandTests {
       let contour = try String(contentsOfFile: plots + "/contour.svg", encoding: .utf8)
       for label in ["length", "width", "+30°", "−30°", "CVAI", "anterior"] { #expect(contour.contains(label), "contour.svg lacks '\(label)'") }
       let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as! [String: Any]
-      for key in Self.contractKeys { #expect(json[key] != nil, "report lacks '\(key)'") }
+      for key in Self.reportKeys { #expect(json[key] != nil, "report lacks '\(key)'") }
       let registration = json["registration"] as! [String: Any]
       for key in ["frames", "framesRegistered", "markers", "markersRegistered", "cornerRMS"] { #expect(registration[key] != nil) }
       let truth = (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.appendingPathComponent("m.truth.json").path))) as! [String: Any])["measures"] as! [String: Any]

@@ -4,7 +4,7 @@ import _TestSupport
 
 /// `measure --html` and `history`: the files they write and how they fail.
 struct ReportPageCommandTests {
-  /// A report with the contract's keys, a CVAI interval of ± `halfWidth`, and optionally patient and date.
+  /// A report with the keys every report has (docs/command-line.md), a CVAI interval of ± `halfWidth`, and optionally patient and date.
   static func report(cvai: Double, halfWidth: Double = 0.3, patient: String?, recordedAt: String?) -> [String: Any] {
     let a = 135.0, b = a * (1 - cvai / 100)
     func interval(_ v: Double, _ h: Double) -> [String: Double] { ["low": v - h, "high": v + h] }
@@ -35,7 +35,7 @@ struct ReportPageCommandTests {
       try Self.write(Self.report(cvai: 5.0, patient: "17", recordedAt: "2026-07-01T10:00:00Z"), to: reports.appendingPathComponent("a.json"))
       try Self.write(Self.report(cvai: 9.0, patient: "17", recordedAt: "2026-03-02T09:30:00Z"), to: reports.appendingPathComponent("b.json"))
       try Self.write(Self.report(cvai: 8.8, patient: "17", recordedAt: "2026-04-15"), to: reports.appendingPathComponent("c.json"))
-      // An older report: contract keys only, no patient.
+      // An older report: the required keys only, no patient.
       var old = Self.report(cvai: 4.0, patient: nil, recordedAt: nil)
       old["intervals95"] = nil
       try Self.write(old, to: reports.appendingPathComponent("old.json"))

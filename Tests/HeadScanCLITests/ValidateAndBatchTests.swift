@@ -3,7 +3,7 @@ import Testing
 import _TestSupport
 
 struct ValidateCommandTests {
-  /// Writes `count` contract reports (plausible heads) into `folder`.
+  /// Writes `count` reports with only the keys every report has (plausible heads; docs/command-line.md) into `folder`.
   static func writeReports(_ count: Int, to folder: URL) throws {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     for i in 0..<count {

@@ -40,7 +40,7 @@ struct AutomaticLandmarksTests {
   /// The five heads' exact surfaces: nose tip and nasion (the truth's, the profile's deepest
   /// point) within 3 mm, tragions within 4 mm, all accepted, and CVAI measured on the cloud in
   /// the automatic landmarks' frame within 0.3 points of CVAI in the true landmarks' frame (the
-  /// issue's targets; CVAI moves 1.4 points per degree of turn, and a nasion 0.3 mm to the side
+  /// targets of docs/landmarks.md; CVAI moves 1.4 points per degree of turn, and a nasion 0.3 mm to the side
   /// is 0.25°, so the midline is the nose's mirror axis to a fraction of a bin). Not met yet,
   /// recorded as a known issue (docs/method.md): the severe head's CVAI, 0.36 points off
   /// (its tragions' errors turn the frame 0.23°).

@@ -119,8 +119,8 @@ struct MeasureReportTests {
     #expect(try Self.decode(withVersion) == report)
   }
 
-  @Test func readsReportsWithOnlyTheContractKeys() throws {
-    // Contract §6's example, as an outside tool might write it.
+  @Test func readsReportsWithOnlyTheRequiredKeys() throws {
+    // A report with only the keys every report has (docs/command-line.md), as an outside tool might write it.
     let report = try Self.decode("""
       {"cvai": 6.1, "cva": 8.4, "diagonalA": 138.2, "diagonalB": 129.8,
        "ci": 84.0, "length": 142.0, "width": 119.3, "circumference": 426.5,

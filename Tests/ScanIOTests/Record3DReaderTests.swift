@@ -25,7 +25,7 @@ struct Record3DReaderTests {
       #expect(try reader.timestamp(at: 2) == 10.1)
 
       let frame = try reader.frame(at: 0)
-      // Depth at half the colour size: scaled about pixel edges (contract §1).
+      // Depth at half the colour size: scaled about pixel edges (docs/formats.md, conventions).
       #expect(frame.depth.intrinsics == CameraIntrinsics(fx: 150, fy: 151, cx: 59, cy: 80.5, width: 120, height: 160))
       #expect(frame.color.intrinsics == h.intrinsics)
       // Frame 0 holds the reference encoder's compressed blocks: decoded value for value.

@@ -13,7 +13,8 @@ struct HeadShapeTests {
     #expect(abs(truth.ci - ci) < 0.01)
     #expect(truth.severity == choaSeverity(cvai: cvai))
     // Every layer of the band is a scaled copy: perimeter ∝ g(h), the vertical profile.
-    // The contract's parabola fit over the longest layer ± 10 mm, done here by hand on g, must agree.
+    // The measurement level's parabola fit over the longest layer ± 10 mm (docs/head-frame-and-measures.md),
+    // done here by hand on g, must agree.
     let heights = (12...32).map(Double.init)
     let g = heights.map { head.profile($0 / 1000) }
     #expect(abs(truth.measurementLevel - Self.parabolaVertex(heights, g)) < 1e-6)

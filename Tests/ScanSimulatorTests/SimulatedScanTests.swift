@@ -143,7 +143,8 @@ struct SimulatedScanTests {
     }
   }
 
-  @Test func markerTruthFollowsContractSection5() throws {
+  /// Marker poses and the world as docs/formats.md (world frame) defines them.
+  @Test func markerTruthFollowsTheWorldFrame() throws {
     let result = try TestFiles.withTemporaryFolder { folder in
       try simulateScan(Self.options(frames: 1, width: 160), to: folder.appendingPathComponent("m.rgbdscan").path, format: .stream)
     }

@@ -67,7 +67,8 @@ struct SimulationConditionsTests {
     }
   }
 
-  @Test func theRealisticPresetHasIssue15sConditions() {
+  /// The realistic preset as docs/simulator.md describes it.
+  @Test func theRealisticPresetHasTheDocumentedConditions() {
     let o = SimulationOptions(preset: .realistic)
     #expect(o.frames == 600 && o.markerCount == 40 && o.markerSide == 0.016 && o.markerMargin == 0.002 && o.stickerWrap == .decal)
     #expect(abs(o.sensor.depthSigma(at: 0.2) - 0.0004) < 1e-15)
