@@ -67,26 +67,27 @@ let package = Package(
     .target(name: "Agreement", dependencies: ["Reports", "CVAI", "_HeadScanSupport"]),
     .target(
       name: "Figures",
-      dependencies: ["Reports", "Agreement", "CVAI", "OperatorGuidance", "ScanIO", "ArucoBridge", "PointCloud", "_HeadScanSupport"]),
+      dependencies: ["Reports", "Agreement", "CVAI", "OperatorGuidance", "ScanIO", "ArucoBridge", "_HeadScanSupport"]),
     .target(name: "OperatorGuidance", dependencies: ["ScanIO", "ArucoBridge", "_HeadScanSupport"]),
     .target(name: "Batch", dependencies: ["Reports", "Figures", "ScanIO", "_HeadScanSupport"]),
     // The annotation page: a loopback-only web server over one scan and its reconstruction.
     .target(
       name: "Annotation",
       dependencies: [
-        "HeadScan", "Figures", "_HeadScanSupport", .product(name: "Hummingbird", package: "hummingbird"),
+        "HeadScan", "_HeadScanSupport", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ],
       resources: [.copy("Page")]),
     .target(name: "ScanSimulator", dependencies: ["ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_HeadScanSupport"]),
-    .target(name: "ScanEvaluation", dependencies: ["HeadScan", "ScanSimulator"]),
+    .target(name: "ScanEvaluation", dependencies: ["HeadScan", "Reconstruction", "Registration", "ScanSimulator", "ScanIO", "PointCloud"]),
 
     // The command-line tool `headscan`: argument parsing and printing over the modules above.
     .executableTarget(
       name: "HeadScanCLI",
       dependencies: [
-        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "Fusion", "Reconstruction", "CVAI", "Agreement", "ScanSimulator",
-        "ScanEvaluation", "HeadScan", "HeadMesh", "Figures", "Batch", "Annotation", "_HeadScanSupport",
+        "ScanIO", "ArucoBridge", "PointCloud", "Registration", "Fusion", "Reconstruction", "CVAI", "Reports", "Agreement",
+        "OperatorGuidance", "ScanSimulator", "ScanEvaluation", "HeadScan", "HeadMesh", "Figures", "Batch", "Annotation",
+        "_HeadScanSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 

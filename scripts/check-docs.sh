@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every documented command of README.md and docs/*.md as written, so the docs
-# cannot drift from the tool. A command is a line of a ```sh or ```console block that
-# starts with `headscan`, `.build/release/headscan`, `mkdir`, `cp` or `swift run`
+# Checks the repository (no work history or outside specification referred to in docs, help
+# texts and sources; no paths that differ only by case; the module map of docs/architecture.md
+# against Package.swift, scripts/check-architecture.sh), then runs every documented command of
+# README.md and docs/*.md as written, so the docs cannot drift from the tool. A command is a
+# line of a ```sh or ```console block that starts with `headscan`, `.build/release/headscan`, `mkdir`, `cp` or `swift run`
 # (console lines after their `$ ` prompt). Blocks right after a line
 # `<!-- not run: … -->` are skipped (user data, cluster jobs, the setup itself).
 # A block right after `<!-- local Slurm: … -->` runs as one bash script (every line, `set -e`)
@@ -11,6 +13,31 @@
 # Usage: scripts/check-docs.sh [FILE.md …]   (needs the release build)
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+
+# The repository itself, before any command runs.
+static_failed=0
+# The docs, help texts and sources describe the product as it is: no work history, and no
+# reference to a specification outside the repository.
+history=$(cd "$repo" && git grep -nIiE '\bsessions? [0-9]+|\bissues? [0-9]+|tried and not kept|contract ?§' -- \
+  README.md docs Sources Tests Examples Benchmarks Fuzz scripts Package.swift ':!scripts/check-docs.sh' 2>/dev/null)
+if [ -n "$history" ]; then
+  echo "FAIL  work history or an outside document referred to (describe the product as it is now):"
+  echo "$history" | head -20 | sed 's/^/      /'
+  static_failed=$((static_failed + 1))
+fi
+# No two tracked paths may differ only by case: a clone on a case-insensitive file system
+# (macOS by default) would merge them.
+clash=$(cd "$repo" && git ls-files | awk '{n = split($0, p, "/"); s = ""; for (i = 1; i <= n; i++) { s = (i > 1 ? s "/" : "") p[i]; print s } }' |
+  sort -u | awk '{l = tolower($0); if (l in seen && seen[l] != $0) print seen[l] " and " $0; seen[l] = $0}')
+if [ -n "$clash" ]; then
+  echo "FAIL  paths that differ only by case:"; echo "$clash" | sed 's/^/      /'
+  static_failed=$((static_failed + 1))
+fi
+# The module map of docs/architecture.md against Package.swift and the imports.
+if ! architecture=$(bash "$repo/scripts/check-architecture.sh" 2>&1); then
+  echo "FAIL  the module map:"; echo "$architecture" | sed 's/^/      /'
+  static_failed=$((static_failed + 1))
+fi
 [ -x "$repo/.build/release/headscan" ] || { echo "check-docs: build first (swift build -c release --product headscan --static-swift-stdlib)"; exit 2; }
 export PATH="$repo/.build/release:$PATH"
 files=("$@")
@@ -75,5 +102,5 @@ for file in "${files[@]}"; do
   done <<< "$commands"
   rm -rf "$scratch"
 done
-echo "check-docs: $ran commands, $failed failed"
-[ "$failed" -eq 0 ]
+echo "check-docs: $ran commands, $failed failed; $static_failed repository checks failed"
+[ "$failed" -eq 0 ] && [ "$static_failed" -eq 0 ]

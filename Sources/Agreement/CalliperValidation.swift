@@ -1,6 +1,5 @@
 import CVAI
 import Foundation
-import PointCloud
 import Reports
 import _HeadScanSupport
 

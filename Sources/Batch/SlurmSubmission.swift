@@ -22,11 +22,12 @@ public struct SlurmSubmission: Sendable {
     public var scans: String
     /// The working folder `batch --slurm` ran in (and its tasks run in).
     public var directory: String
-    /// The head-frame source: `landmarks` (each scan's landmarks file) or `auto` (the automatic frame).
+    /// The head-frame source, a ``BatchHeadFrame`` raw value (`landmarks`, `automaticLandmarks`,
+    /// `automaticFrame`; `auto` also reads as the automatic frame).
     public var frame: String
 
     /// The head frame the record names.
-    public var headFrame: BatchHeadFrame { frame == "auto" ? .automaticFrame : .landmarks }
+    public var headFrame: BatchHeadFrame { BatchHeadFrame(rawValue: frame) ?? (frame == "auto" ? .automaticFrame : .landmarks) }
   }
 
   /// `OUT/slurm`, absolute.
@@ -108,8 +109,7 @@ public struct SlurmSubmission: Sendable {
       Array(items[$0..<min($0 + options.scansPerTask, items.count)])
     }
     let submission = SlurmSubmission(folder: folder, number: number, tasks: chunks.map { $0.map(\.name) })
-    let record = Record(
-      scans: scansFolder, directory: FileManager.default.currentDirectoryPath, frame: headFrame == .automaticFrame ? "auto" : "landmarks")
+    let record = Record(scans: scansFolder, directory: FileManager.default.currentDirectoryPath, frame: headFrame.rawValue)
     do {
       try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: true)
       for task in submission.tasks.indices {

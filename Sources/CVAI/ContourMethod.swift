@@ -1,6 +1,7 @@
 /// How ``estimateLayer(points:height:options:)`` turns a layer's points into a contour.
 public enum ContourMethod: String, Sendable, Hashable, CaseIterable, Codable {
-  /// 1° angular bins, each the median radius of its points averaged with its ±2 neighbours;
+  /// 1° angular bins, each the median radius of its points, smoothed by a least-squares line
+  /// through the measured bins within ±2 (the plain average where all five are measured);
   /// empty bins from a 16-harmonic Fourier series (the default). The polygon through noisy
   /// medians is longer than the surface: radial noise on the points adds length to every step.
   case binnedMedians = "binned-medians"

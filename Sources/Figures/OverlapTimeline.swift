@@ -1,21 +1,18 @@
 import Foundation
 import OperatorGuidance
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `inspect --overlap`: each marker's overlap state over time, and the operator guidance.
 public enum OverlapTimeline {
   /// One row a marker, one column a frame (or a bin of frames on long scans):
-  /// green `G`, red `R`, blue `b`, unseen `.`; coloured blocks when standard output is a
-  /// terminal. Then a line at each progress milestone and each change of the guidance shown.
-  /// - Parameter columns: the most frame columns; longer scans are binned, each bin showing its
-  ///   best state (green over red over blue).
-  public static func render(_ feedback: [FrameFeedback], columns: Int = 90) -> String {
+  /// green `G`, red `R`, blue `b`, unseen `.`; with `colour`, as coloured blocks (ANSI escapes,
+  /// for a terminal). Then a line at each progress milestone and each change of the guidance shown.
+  /// - Parameters:
+  ///   - columns: the most frame columns; longer scans are binned, each bin showing its best
+  ///     state (green over red over blue).
+  ///   - colour: draw coloured blocks instead of letters.
+  public static func render(_ feedback: [FrameFeedback], columns: Int = 90, colour: Bool = false) -> String {
     let ids = Set(feedback.flatMap { $0.overlap.keys }).sorted()
     guard !feedback.isEmpty, !ids.isEmpty else { return "overlap     no markers" }
-    let colour = isatty(STDOUT_FILENO) == 1
     let bins = min(columns, feedback.count)
     func rank(_ s: OverlapState?) -> Int { s == .green ? 3 : (s == .red ? 2 : (s == .blue ? 1 : 0)) }
     var lines = ["overlap     \(feedback.count) frames\(bins < feedback.count ? " in \(bins) columns" : ""): G linked (green), R new (red), b seen before (blue)"]

@@ -6,6 +6,10 @@ import OperatorGuidance
 import Registration
 import ScanIO
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `headscan inspect SCAN`: header, frames, duration, depth validity, marker statistics.
 struct InspectCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -118,7 +122,7 @@ struct InspectCommand: ParsableCommand {
       if let json { try writeJSON(summary, to: json) }
       if overlap {
         let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: milestones.milestones) }
-        print(OverlapTimeline.render(feedback))
+        print(OverlapTimeline.render(feedback, colour: isatty(STDOUT_FILENO) == 1))
       }
       if let snapshot {
         let index = frame ?? reader.frameCount / 2
