@@ -104,18 +104,8 @@ enum AnnotationAPI {
     var warning: String?
   }
 
-  struct Preview: Codable, Sendable {
-    var cvai: Double
-    var cva: Double
-    var diagonalA: Double
-    var diagonalB: Double
-    var ci: Double
-    var length: Double
-    var width: Double
-    var circumference: Double
-    var measurementLevel: Double
-    var severity: Int
-  }
+  /// The measures the landmarks give, by report key (`cvai`, …, `measurementLevel`, `severity`).
+  typealias Preview = [String: Double]
 
   struct Evaluation: Codable, Sendable {
     var lifts: [Lift]

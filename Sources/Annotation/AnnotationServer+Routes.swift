@@ -145,9 +145,8 @@ extension AnnotationServer {
     guard lifts.count == 4, lifts.allSatisfy({ $0.point != nil }) else { return evaluation }
     do {
       let (m, level, headFromWorld) = try session.preview(LandmarkFile(positions: positions), path: store.path)
-      evaluation.preview = .init(
-        cvai: m.cvai, cva: m.cva, diagonalA: m.diagonalA, diagonalB: m.diagonalB, ci: m.ci, length: m.length, width: m.width,
-        circumference: m.circumference, measurementLevel: level, severity: m.severity)
+      evaluation.preview = Dictionary(uniqueKeysWithValues: HeadMeasure.allCases.map { ($0.rawValue, m[$0]) })
+        .merging(["measurementLevel": level, "severity": Double(m.severity)]) { $1 }
       evaluation.headFromWorld = .init(headFromWorld)
     } catch {
       evaluation.previewProblem = String(describing: error)

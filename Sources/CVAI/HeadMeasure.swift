@@ -58,15 +58,39 @@ public enum HeadMeasure: String, Sendable, Hashable, CaseIterable, Codable {
 
   /// Its value in `measures`, CVAI by `denominator`.
   public func value(in measures: HeadShapeMeasures, denominator: CVAIDenominator = .longer) -> Double {
-    switch self {
-    case .cvai: return measures.cvai(denominator: denominator)
-    case .cva: return measures.cva
-    case .diagonalA: return measures.diagonalA
-    case .diagonalB: return measures.diagonalB
-    case .length: return measures.length
-    case .width: return measures.width
-    case .ci: return measures.ci
-    case .circumference: return measures.circumference
+    self == .cvai ? measures.cvai(denominator: denominator) : measures[self]
+  }
+}
+
+/// A value for each of the eight measures under the measure's own name (a report's numbers,
+/// their intervals, a simulated head's truth): ``subscript(_:)`` reads one by ``HeadMeasure``.
+public protocol HeadMeasureValues {
+  /// What each measure holds: a number, an interval, an error.
+  associatedtype MeasureValue
+  var cvai: MeasureValue { get }
+  var cva: MeasureValue { get }
+  var diagonalA: MeasureValue { get }
+  var diagonalB: MeasureValue { get }
+  var length: MeasureValue { get }
+  var width: MeasureValue { get }
+  var ci: MeasureValue { get }
+  var circumference: MeasureValue { get }
+}
+
+extension HeadMeasureValues {
+  /// The value of `measure`.
+  public subscript(_ measure: HeadMeasure) -> MeasureValue {
+    switch measure {
+    case .cvai: return cvai
+    case .cva: return cva
+    case .diagonalA: return diagonalA
+    case .diagonalB: return diagonalB
+    case .length: return length
+    case .width: return width
+    case .ci: return ci
+    case .circumference: return circumference
     }
   }
 }
+
+extension HeadShapeMeasures: HeadMeasureValues {}

@@ -31,7 +31,7 @@ public struct Interval95: Sendable, Hashable, Codable {
 /// points, which lengthens noisy perimeters; plain percentiles would inherit that bias and
 /// could even miss the estimate. Without a ``MeasurementUncertainty`` it covers only the
 /// sampling noise of the cloud and the choice of level; ``includes`` says what it covers.
-public struct MeasureIntervals: Sendable, Hashable, Codable {
+public struct MeasureIntervals: Sendable, Hashable, Codable, HeadMeasureValues {
   public var cvai: Interval95
   public var cva: Interval95
   public var diagonalA: Interval95
@@ -54,20 +54,6 @@ public struct MeasureIntervals: Sendable, Hashable, Codable {
     (cvai, cva, diagonalA, diagonalB) = (interval(.cvai), interval(.cva), interval(.diagonalA), interval(.diagonalB))
     (length, width, ci, circumference) = (interval(.length), interval(.width), interval(.ci), interval(.circumference))
     (self.measurementLevel, self.replicates, self.includes) = (measurementLevel, replicates, includes)
-  }
-
-  /// The interval of one measure.
-  public subscript(_ measure: HeadMeasure) -> Interval95 {
-    switch measure {
-    case .cvai: return cvai
-    case .cva: return cva
-    case .diagonalA: return diagonalA
-    case .diagonalB: return diagonalB
-    case .length: return length
-    case .width: return width
-    case .ci: return ci
-    case .circumference: return circumference
-    }
   }
 }
 

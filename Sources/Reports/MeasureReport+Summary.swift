@@ -16,18 +16,7 @@ extension MeasureReport {
   }
 
   /// The report's value of `measure` (CVAI by the report's own denominator, ``cvaiDenominator``).
-  public func value(of measure: HeadMeasure) -> Double {
-    switch measure {
-    case .cvai: return cvai
-    case .cva: return cva
-    case .diagonalA: return diagonalA
-    case .diagonalB: return diagonalB
-    case .length: return length
-    case .width: return width
-    case .ci: return ci
-    case .circumference: return circumference
-    }
-  }
+  public func value(of measure: HeadMeasure) -> Double { self[measure] }
 
   /// A number as JSON writes it: integral values without a fraction, others in the shortest
   /// form that reads back exactly.

@@ -7,7 +7,7 @@ import PointCloud
 /// Lengths in millimetres, indices in percent. The always-present keys are required when a
 /// report is read; every other key is optional, so reports of older versions and of
 /// outside tools decode as long as they carry those keys.
-public struct MeasureReport: Codable, Sendable, Hashable {
+public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
   /// The registration's counts (key `registration`).
   public struct RegistrationSummary: Codable, Sendable, Hashable {
     /// Frames read.
