@@ -4,7 +4,9 @@
 // that users of the library never build the benchmark tooling. Run from here:
 //   swift package benchmark
 // The end-to-end numbers (1800 frames, frames/s, peak RSS) come from
-// ../scripts/benchmark-end-to-end.sh; see ../docs/performance.md.
+// ../scripts/benchmark-end-to-end.sh; see ../docs/performance.md. Tables/ holds measurement
+// tables that are not timings (run with `swift run -c release NAME`; not benchmarks, so
+// `swift package benchmark` leaves them alone): MeshTable (../scripts/mesh-table.sh).
 
 import PackageDescription
 
@@ -30,6 +32,15 @@ let package = Package(
       ],
       path: "Benchmarks/PipelineStages",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
+    .executableTarget(
+      name: "MeshTable",
+      dependencies: [
+        .product(name: "HeadMesh", package: "headscan"),
+        .product(name: "HeadScan", package: "headscan"),
+        .product(name: "ScanSimulator", package: "headscan"),
+      ],
+      path: "Tables/MeshTable"
     ),
     .executableTarget(
       name: "LZFSEDecoding",
