@@ -37,7 +37,7 @@ struct SlurmSubmissionTests {
       settings.cpus = 4
       settings.mem = "1500M"
       settings.sbatchOptions = ["--account=lab", "--qos=low"]
-      let scans = folder.path + "/scans of O'Brien"
+      let scans = folder.path + "/scans"
       let items = Self.items(["a", "b", "o'brien", "d e", "$HOME"], in: scans)
       let submission = try SlurmSubmission.write(
         items, from: scans, into: slurm, headFrame: .landmarks, batchArguments: ["--plots", "--cap", "it's a cap.json"],
@@ -102,6 +102,31 @@ struct SlurmSubmissionTests {
       #expect(SlurmSubmission.Record(scans: "s", directory: "/", frame: "landmarks").headFrame == .landmarks)
       #expect(try Self.text(second.scriptPath).contains("#SBATCH --array=1-1\n"))
       #expect(try SlurmSubmission.existing(in: slurm).map(\.number) == [1, 2])
+    }
+  }
+
+  /// Every head frame is recorded and read back: a batch of automatic landmarks is collected
+  /// without landmarks files (their dates do not count).
+  @Test func theHeadFrameSurvivesTheRecordAndTheCollection() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      for frame in BatchHeadFrame.allCases {
+        let submission = try SlurmSubmission.write(
+          Self.items(["a"], in: folder.path), from: folder.path, into: folder.path + "/\(frame.rawValue)/slurm", headFrame: frame,
+          batchArguments: [], settings: .default)
+        #expect(try submission.record().headFrame == frame)
+      }
+      let scans = folder.path + "/scans", out = folder.path + "/out"
+      try Self.write("x", to: scans + "/s1.rgbdscan")
+      try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-100)], ofItemAtPath: scans + "/s1.rgbdscan")
+      var options = BatchOptions.default
+      options.headFrame = .automaticLandmarks
+      let dry = try Batch(scans: scans, out: out, options: options).submitToSlurm(settings: .default, taskArguments: [], dryRun: true)
+      let submission = try #require(dry.submission)
+      try Self.write(BatchTests.minimalReport, to: submission.directory + "/task-1/reports/s1.json")
+      try Self.write("scan,status\n", to: submission.directory + "/task-1/reports/summary.csv")
+      let collected = try #require(try Batch.collectFromSlurm(out))
+      #expect(collected.batch.options.headFrame == .automaticLandmarks)
+      #expect(collected.outcomes == [.measured(seconds: 0)] && collected.problems.isEmpty, "\(collected.problems)")
     }
   }
 
