@@ -79,7 +79,8 @@ let package = Package(
       ],
       resources: [.copy("Page")]),
     .target(name: "ScanSimulator", dependencies: ["ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_HeadScanSupport"]),
-    .target(name: "ScanEvaluation", dependencies: ["HeadScan", "Reconstruction", "Registration", "ScanSimulator", "ScanIO", "PointCloud"]),
+    .target(
+      name: "ScanEvaluation", dependencies: ["HeadScan", "Reconstruction", "Registration", "ScanSimulator", "ScanIO", "PointCloud", "_HeadScanSupport"]),
 
     // The command-line tool `headscan`: argument parsing and printing over the modules above.
     .executableTarget(

@@ -52,7 +52,7 @@ public struct SlurmCollection: Sendable {
           guard let date = Batch.modified(finished), (Batch.modified(target) ?? .distantPast) < date else { continue }
           // Figures first, so a report in OUT always comes with its figures.
           let plots = submission.reportsDirectory(index + 1) + "/" + name + "-plots"
-          if FileManager.default.fileExists(atPath: plots) { try AtomicFile.commit(plots, to: out + "/" + name + "-plots") }
+          if FileManager.default.fileExists(atPath: plots) { try AtomicFile.commitFolder(plots, to: out + "/" + name + "-plots") }
           let page = submission.reportsDirectory(index + 1) + "/" + name + ".html"
           if FileManager.default.fileExists(atPath: page) { try AtomicFile.commit(page, to: out + "/" + name + ".html") }
           try AtomicFile.commit(finished, to: target)

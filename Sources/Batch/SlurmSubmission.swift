@@ -104,6 +104,7 @@ public struct SlurmSubmission: Sendable {
     _ items: [BatchItem], from scansFolder: String, into folder: String, headFrame: BatchHeadFrame,
     batchArguments: [String], settings options: SlurmSettings
   ) throws -> SlurmSubmission {
+    try checkScriptValues(items, scansFolder: scansFolder, folder: folder, settings: options)
     let number = (try existing(in: folder).map(\.number).max() ?? 0) + 1
     let chunks = stride(from: 0, to: items.count, by: options.scansPerTask).map {
       Array(items[$0..<min($0 + options.scansPerTask, items.count)])
@@ -233,4 +234,31 @@ public struct SlurmSettings: Sendable, Hashable {
 
   /// The default settings (``default``).
   public init() {}
+}
+
+extension SlurmSubmission {
+  /// Refuses values that would break the files a submission writes: the `#SBATCH` header's values
+  /// (sbatch reads them up to the first space or line break), the task list's scan names (one a
+  /// line, after a tab) and the folders the script names. The script's command line quotes every
+  /// word for bash (``shellQuoted(_:)``), so names with spaces and quotes are fine there.
+  /// - Throws: ``FileProblem`` naming the value.
+  static func checkScriptValues(_ items: [BatchItem], scansFolder: String, folder: String, settings: SlurmSettings) throws {
+    func hasControl(_ text: String) -> Bool { text.unicodeScalars.contains { $0.properties.generalCategory == .control } }
+    for item in items where hasControl(item.name) || hasControl(item.path) {
+      throw FileProblem(path: item.path, problem: "a scan name with a tab or line break cannot go into a Slurm task list: rename it")
+    }
+    let directory = FileManager.default.currentDirectoryPath
+    for (what, value) in [("the scans folder", scansFolder), ("the output folder", folder), ("the working folder", directory)]
+    where hasControl(value) || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" }) {
+      throw FileProblem(path: value, problem: "\(what) goes into the job script's #SBATCH lines, which cannot carry spaces, quotes or line breaks")
+    }
+    let header = [("--time", settings.time), ("--mem", settings.mem), ("--partition", settings.partition ?? "")]
+      + settings.sbatchOptions.map { ("--sbatch-option", $0) }
+    for (option, value) in header where hasControl(value) || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" }) {
+      throw FileProblem(path: option, problem: "'\(value)' cannot go into an #SBATCH line (no spaces, quotes or line breaks)")
+    }
+    guard settings.cpus >= 1, settings.scansPerTask >= 1, (settings.maxParallel ?? 1) >= 1 else {
+      throw FileProblem(path: "--cpus", problem: "CPUs, scans per task and tasks at once must be at least 1")
+    }
+  }
 }

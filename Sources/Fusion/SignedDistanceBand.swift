@@ -121,7 +121,7 @@ struct SignedDistanceBand: Sendable {
     let footprint = median / depth.intrinsics.fx
     let ratio = lattice.voxelSize / footprint
     guard ratio.isFinite else { return 1 }
-    return max(1, min(16, Int(ratio.rounded())))
+    return Int(min(16, max(1, ratio)).rounded())
   }
 }
 

@@ -53,7 +53,7 @@ struct ConvertCommand: ParsableCommand {
     try reportingErrors {
       let sourceLandmarks = companionBase(of: scan) + ".landmarks.json"
       let targetLandmarks = companionBase(of: output) + ".landmarks.json"
-      try checkOutput(output, isNot: [scan, sourceLandmarks])
+      try checkOutput(output, isNot: [scan, sourceLandmarks], folder: !output.hasSuffix(".rgbdscan"))
       // NAME.r3d → NAME.rgbdscan in one folder: both share NAME.landmarks.json, nothing to copy.
       let sharesLandmarks = Self.resolved(sourceLandmarks) == Self.resolved(targetLandmarks)
       let copiesLandmarks = !sharesLandmarks && FileManager.default.fileExists(atPath: sourceLandmarks)

@@ -102,11 +102,7 @@ struct MeasureCommand: ParsableCommand {
 
   /// The contour, layer and perimeter figures.
   func writePlots(_ measurement: HeadMeasurement, to folder: String) throws {
-    do {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    } catch {
-      throw CommandError("\(folder): cannot create the folder: \((error as NSError).localizedDescription)")
-    }
+    try AtomicFile.makeOutputFolder(folder)
     let figures = [
       ("contour.svg", HeadPlots.contourAtLevel(measurement, denominator: cvaiDenominator)),
       ("layers.svg", HeadPlots.stackedLayers(measurement)),

@@ -1,10 +1,15 @@
 import Foundation
 import _HeadScanSupport
 
-/// Refuses to write over an input: an output that is one of `inputs` (after resolving `..` and
-/// symbolic links), or an existing file inside an input folder (a TUM scan's index and images,
-/// a folder of reports), since readers would take it for their own on the next run.
-func checkOutput(_ output: String, isNot inputs: [String]) throws {
+/// Refuses, before any long work, a file output that cannot be written or must not be: one
+/// whose folder does not exist, one that is a folder or not a regular file (``AtomicFile``
+/// replaces only regular files), one that is one of `inputs` (after resolving `..` and symbolic
+/// links), or an existing file inside an input folder (a TUM scan's index and images, a folder of
+/// reports), since readers would take it for their own on the next run.
+/// - Parameter folder: the output is a folder (a TUM scan): it may replace only a folder
+///   headscan wrote.
+func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false) throws {
+  if folder { try AtomicFile.checkFolderOutput(output) } else { try AtomicFile.checkFileOutput(output) }
   func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
   let target = resolved(output)
   for input in inputs {

@@ -46,11 +46,7 @@ struct ValidateCommand: ParsableCommand {
       }
       if let json { try writeJSON(validation, to: json) }
       if let plots {
-        do {
-          try FileManager.default.createDirectory(atPath: plots, withIntermediateDirectories: true)
-        } catch {
-          throw CommandError("\(plots): cannot create the folder: \((error as NSError).localizedDescription)")
-        }
+        try AtomicFile.makeOutputFolder(plots)
         for m in validation.measures {
           try AtomicFile.write(Data(BlandAltmanPlot.svg(m).utf8), to: plots + "/bland-altman-\(m.measure.rawValue).svg")
         }

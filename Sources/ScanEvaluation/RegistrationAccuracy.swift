@@ -4,6 +4,7 @@ import Reconstruction
 import Registration
 import ScanIO
 import ScanSimulator
+import _HeadScanSupport
 
 /// How far a reconstruction is from a simulated scan's exact truth.
 ///
@@ -161,8 +162,14 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
     guard FileManager.default.fileExists(atPath: path) else {
       throw ScanIOError.missingFile(path: path)
     }
+    let data: Data
     do {
-      return try JSONDecoder().decode(SimulationTruth.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+      data = try ReadOnlyFile.contents(of: path)
+    } catch {
+      throw ScanIOError.cannotOpen(path: path, reason: error.problem)
+    }
+    do {
+      return try JSONDecoder().decode(SimulationTruth.self, from: data)
     } catch {
       throw ScanIOError.invalidJSON(path: path, detail: String(describing: error))
     }

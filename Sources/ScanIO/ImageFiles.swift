@@ -4,6 +4,22 @@ internal import _HeadScanSupport
 
 /// PNG and JPEG files: decoding colour and 16-bit depth images, writing PNG.
 public enum ImageFiles {
+  /// The most pixels an image may have (4096 × 4096): larger images are refused from their
+  /// header, before anything is decoded, so a small file cannot ask for a huge buffer.
+  public static let maximumPixels = 4096 * 4096
+
+  /// The size an image must have, and what to call it when it does not.
+  public struct ExpectedSize: Sendable {
+    public var width: Int
+    public var height: Int
+    /// What the image is and where the size comes from, e.g. `colour image` / `camera.json`.
+    public var what: String
+    public var source: String
+    public init(width: Int, height: Int, what: String, source: String) {
+      (self.width, self.height, self.what, self.source) = (width, height, what, source)
+    }
+  }
+
   /// A decoded colour image: `width × height × 4` bytes, BGRA.
   public struct BGRA: Sendable {
     public let width: Int
@@ -13,23 +29,28 @@ public enum ImageFiles {
 
   /// Decodes an 8-bit PNG or JPEG file to BGRA (alpha 255 where the file has none).
   /// - Throws: ``ScanIOError/unreadableImage(path:detail:)`` naming the file.
-  public static func readColor(at path: String) throws(ScanIOError) -> BGRA {
+  /// - Parameter expected: the size the image must have, checked from its header before it
+  ///   is decoded (``ScanIOError/sizeMismatch(path:detail:)`` otherwise).
+  public static func readColor(at path: String, expecting expected: ExpectedSize? = nil) throws(ScanIOError) -> BGRA {
     let data = try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: path) }
-    return try decodeColor(data, path: path)
+    return try decodeColor(data, path: path, expecting: expected)
   }
 
   /// Decodes the bytes of an 8-bit PNG or JPEG file (e.g. an archive entry) to BGRA;
-  /// errors name `path`.
-  public static func decodeColor(_ data: Data, path: String) throws(ScanIOError) -> BGRA {
-    let (width, height) = try probe(data, path: path)
+  /// errors name `path`. With `expected`, the header's size is checked before decoding.
+  public static func decodeColor(_ data: Data, path: String, expecting expected: ExpectedSize? = nil) throws(ScanIOError) -> BGRA {
+    let (width, height) = try probe(data, path: path, expecting: expected)
     let pixels = try decode(data, path: path, format: HSI_BGRA8, count: width * height * 4)
     return BGRA(width: width, height: height, bytes: pixels)
   }
 
   /// Decodes a single-channel 16-bit PNG (raw values, native order).
-  public static func readGray16(at path: String) throws(ScanIOError) -> (width: Int, height: Int, values: [UInt16]) {
+  /// - Parameter expected: the size the image must have, checked before decoding.
+  public static func readGray16(at path: String, expecting expected: ExpectedSize? = nil) throws(ScanIOError) -> (
+    width: Int, height: Int, values: [UInt16]
+  ) {
     let data = try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: path) }
-    let (width, height) = try probe(data, path: path)
+    let (width, height) = try probe(data, path: path, expecting: expected)
     let bytes = try decode(data, path: path, format: HSI_GRAY16, count: width * height * 2)
     let values = bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
     return (width, height, values)
@@ -74,17 +95,22 @@ public enum ImageFiles {
     guard status == HSI_OK else { throw .cannotWrite(path: path, reason: text(message)) }
   }
 
-  private static func probe(_ data: Data, path: String) throws(ScanIOError) -> (Int, Int) {
+  private static func probe(_ data: Data, path: String, expecting expected: ExpectedSize?) throws(ScanIOError) -> (Int, Int) {
     var info = hsi_info()
     var message = [CChar](repeating: 0, count: 256)
     let status = data.withUnsafeBytes {
       hsi_probe($0.bindMemory(to: UInt8.self).baseAddress, data.count, &info, &message, message.count)
     }
     guard status == HSI_OK else { throw .unreadableImage(path: path, detail: text(message)) }
-    guard info.width > 0, info.height > 0, Int(info.width) * Int(info.height) <= 1 << 26 else {
-      throw .unreadableImage(path: path, detail: "implausible size \(info.width)×\(info.height)")
+    let (width, height) = (Int(info.width), Int(info.height))
+    guard width > 0, height > 0, width <= maximumPixels / height else {
+      throw .unreadableImage(path: path, detail: "implausible size \(info.width)×\(info.height) (at most \(maximumPixels) pixels)")
     }
-    return (Int(info.width), Int(info.height))
+    if let expected, expected.width != width || expected.height != height {
+      throw .sizeMismatch(
+        path: path, detail: "\(expected.what) is \(width)×\(height), \(expected.source) says \(expected.width)×\(expected.height)")
+    }
+    return (width, height)
   }
 
   private static func decode(_ data: Data, path: String, format: hsi_pixel_format, count: Int) throws(ScanIOError) -> [UInt8] {

@@ -57,6 +57,13 @@ public struct LandmarkFile: Sendable, Hashable {
   /// Name → position from `entries`: each name one of ``names`` and given once, each entry a
   /// complete, finite pixel (non-negative frame) or point; with `complete`, all four present.
   /// - Throws: ``EntryProblem`` naming the first landmark at fault.
+  /// The pixel coordinates a landmark may have, whatever the image: within a pixel of the
+  /// largest image a scan may declare (`ScanHeader.maximumSide`); the scan then checks its own
+  /// image's edges.
+  public static let pixelRange: ClosedRange<Double> = -1...Double(ScanHeader.maximumSide + 1)
+  /// The world coordinates a landmark may have, metres.
+  public static let worldRange: ClosedRange<Double> = -10...10
+
   public static func positions(of entries: [Entry], complete: Bool) throws(EntryProblem) -> [String: Position] {
     var positions: [String: Position] = [:]
     for (index, entry) in entries.enumerated() {
@@ -66,13 +73,15 @@ public struct LandmarkFile: Sendable, Hashable {
       }
       guard positions[name] == nil else { throw EntryProblem(unnamedIndex: nil, description: "landmark '\(name)' is given twice") }
       if let frame = entry.frame, let u = entry.u, let v = entry.v {
-        guard frame >= 0, u.isFinite, v.isFinite else {
-          throw EntryProblem(unnamedIndex: nil, description: "landmark '\(name)' has a negative frame or a non-finite pixel")
+        guard frame >= 0, Self.pixelRange.contains(u), Self.pixelRange.contains(v) else {
+          throw EntryProblem(
+            unnamedIndex: nil,
+            description: "landmark '\(name)' has a negative frame or a pixel outside \(Int(Self.pixelRange.lowerBound))…\(Int(Self.pixelRange.upperBound))")
         }
         positions[name] = .pixel(frame: frame, u: u, v: v)
       } else if let x = entry.x, let y = entry.y, let z = entry.z, entry.frame == nil {
-        guard x.isFinite, y.isFinite, z.isFinite else {
-          throw EntryProblem(unnamedIndex: nil, description: "landmark '\(name)' has a non-finite coordinate")
+        guard [x, y, z].allSatisfy(Self.worldRange.contains) else {
+          throw EntryProblem(unnamedIndex: nil, description: "landmark '\(name)' has a coordinate that is not a number within ±10 m")
         }
         positions[name] = .world(SIMD3(x, y, z))
       } else {
@@ -102,12 +111,16 @@ public struct LandmarkFile: Sendable, Hashable {
     }
   }
 
-  /// The file's JSON, landmarks in the order of ``names``.
+  /// The file's JSON, landmarks in the order of ``names``. A non-finite coordinate (which no
+  /// file read by ``init(path:)`` has) is written as the string `"nan"`/`"inf"`, which reading
+  /// the file back refuses by name.
   public func jsonData() -> Data {
     let entries = Self.names.compactMap { name in positions[name].map { Entry(name: name, position: $0) } }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    return try! encoder.encode(Document(landmarks: entries))
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    // Every remaining value (names, integers, finite numbers) encodes.
+    return (try? encoder.encode(Document(landmarks: entries))) ?? Data("{\"landmarks\": []}\n".utf8)
   }
 }
 

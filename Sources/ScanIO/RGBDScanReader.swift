@@ -110,15 +110,12 @@ public final class RGBDScanReader: ScanReader {
 
 /// Conversions between stored depth samples and metres.
 enum DepthDecoding {
-  /// In place: invalid samples (NaN, ≤ 0, ±∞) become NaN; disparity becomes depth.
+  /// In place: disparity becomes depth; samples that are no depth (NaN, ≤ 0, ±∞, or outside
+  /// ``DepthMap/validRange`` once in metres) become NaN.
   static func toMetres(_ values: UnsafeMutableBufferPointer<Float>, disparity: Bool) {
     for i in values.indices {
       let v = values[i]
-      if v > 0 && v.isFinite {
-        values[i] = disparity ? 1 / v : v
-      } else {
-        values[i] = .nan
-      }
+      values[i] = v > 0 && v.isFinite ? DepthMap.validMetres(disparity ? 1 / v : v) : .nan
     }
   }
 }

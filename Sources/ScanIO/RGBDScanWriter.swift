@@ -30,11 +30,11 @@ public final class RGBDScanWriter {
   /// - Throws: ``ScanIOError/cannotWrite(path:reason:)``, or a header error when `header` is unusable.
   public init(path: String, header: ScanHeader, layout: RGBDStreamLayout = RGBDStreamLayout()) throws(ScanIOError) {
     try header.validate(path: path)
-    try scanIO { () throws(FileAccessError) in try AtomicFile.checkFolder(of: path) }
+    try scanIO { () throws(FileAccessError) in try AtomicFile.checkFileOutput(path) }
     self.path = path
     self.header = header
     self.layout = layout
-    self.temporaryPath = AtomicFile.temporaryPath(beside: path)
+    self.temporaryPath = AtomicFile.temporaryPath(beside: (try? AtomicFile.fileDestination(path)) ?? path)
     self.buffer = [UInt8](repeating: 0, count: layout.frameSize(for: header))
     descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }

@@ -1,4 +1,5 @@
 import Foundation
+internal import _HeadScanSupport
 internal import ZIPFoundation
 
 /// A Record3D `.r3d` file's ZIP archive, read one entry at a time.
@@ -19,9 +20,9 @@ final class Record3DArchive: @unchecked Sendable {
   /// - Throws: ``ScanIOError/cannotOpen(path:reason:)`` when the file is missing or not a
   ///   complete ZIP archive.
   init(path: String) throws(ScanIOError) {
-    guard FileManager.default.isReadableFile(atPath: path) else {
-      throw .cannotOpen(path: path, reason: FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file")
-    }
+    guard FileManager.default.fileExists(atPath: path) else { throw .cannotOpen(path: path, reason: "no such file") }
+    guard ReadOnlyFile.isRegularFile(path) else { throw .cannotOpen(path: path, reason: "not a regular file") }
+    guard FileManager.default.isReadableFile(atPath: path) else { throw .cannotOpen(path: path, reason: "not readable") }
     do {
       archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
     } catch {

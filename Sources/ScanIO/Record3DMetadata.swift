@@ -82,7 +82,11 @@ public struct Record3DMetadata: Sendable, Hashable {
           throw .invalidValue(
             path: path, key: key("perFrameIntrinsicCoeffs[\(i)]"), detail: "expected [fx, fy, cx, cy] with positive focal lengths")
         }
-        perFrame?.append(CameraIntrinsics(fx: c[0], fy: c[1], cx: c[2], cy: c[3], width: raw.w, height: raw.h))
+        let frameIntrinsics = CameraIntrinsics(fx: c[0], fy: c[1], cx: c[2], cy: c[3], width: raw.w, height: raw.h)
+        if raw.w > 0, raw.h > 0, let (name, detail) = frameIntrinsics.implausibility {
+          throw .invalidValue(path: path, key: key("perFrameIntrinsicCoeffs[\(i)]") + " (\(name))", detail: detail)
+        }
+        perFrame?.append(frameIntrinsics)
       }
     }
     if let times = raw.frameTimestamps, let bad = times.firstIndex(where: { !$0.isFinite }) {

@@ -134,12 +134,9 @@ public final class Record3DReader: ScanReader {
     let jpeg = try archive.data(of: colourName, maximumSize: 256 << 20)
     let colour: ImageFiles.BGRA
     do {
-      colour = try ImageFiles.decodeColor(jpeg, path: path)
+      colour = try ImageFiles.decodeColor(jpeg, path: path, expecting: .init(width: w, height: h, what: "image", source: "metadata"))
     } catch {
       throw .corruptEntry(path: path, entry: colourName, detail: error.problem)
-    }
-    guard colour.width == w, colour.height == h else {
-      throw .corruptEntry(path: path, entry: colourName, detail: "image is \(colour.width)×\(colour.height), metadata says \(w)×\(h)")
     }
     return ScanFrame(
       index: index, timestamp: try timestamp(at: index),

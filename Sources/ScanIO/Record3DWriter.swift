@@ -27,11 +27,11 @@ public final class Record3DWriter {
   /// Creates the temporary archive.
   /// - Throws: ``ScanIOError/cannotWrite(path:reason:)``.
   public init(path: String, metadata: Record3DMetadata, jpegQuality: Int = 92) throws(ScanIOError) {
-    try scanIO { () throws(FileAccessError) in try AtomicFile.checkFolder(of: path) }
+    try scanIO { () throws(FileAccessError) in try AtomicFile.checkFileOutput(path) }
     self.path = path
     self.metadata = metadata
     self.jpegQuality = min(100, max(1, jpegQuality))
-    self.temporaryPath = AtomicFile.temporaryPath(beside: path)
+    self.temporaryPath = AtomicFile.temporaryPath(beside: (try? AtomicFile.fileDestination(path)) ?? path)
     do {
       archive = try Archive(url: URL(fileURLWithPath: temporaryPath), accessMode: .create)
     } catch {

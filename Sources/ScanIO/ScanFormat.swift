@@ -1,4 +1,5 @@
 import Foundation
+internal import _HeadScanSupport
 
 /// One kind of scan on disk: how to recognise it, open it, name it and describe it.
 ///
@@ -98,10 +99,10 @@ public struct ScanFormat: Sendable, CustomStringConvertible {
   /// Whether the file at `path` begins with `prefix` (false for folders and unreadable files).
   /// For formats that detect themselves by a magic number.
   public static func file(_ path: String, startsWith prefix: [UInt8]) -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-    defer { try? handle.close() }
-    guard let head = try? handle.read(upToCount: prefix.count) else { return false }
-    return [UInt8](head) == prefix
+    guard let file = try? ReadOnlyFile(path: path), file.size >= prefix.count,
+      let head = try? file.bytes(count: prefix.count, at: 0)
+    else { return false }
+    return head == prefix
   }
 
   enum Kind {

@@ -72,8 +72,8 @@ extension ScanHeader {
   /// Checks sizes, camera and marker values for sense.
   func validate(path: String) throws(ScanIOError) {
     func positive(_ value: Int, _ key: String) throws(ScanIOError) {
-      guard value > 0, value <= 1 << 14 else {
-        throw .invalidValue(path: path, key: key, detail: "\(value) is not a size between 1 and 16384")
+      guard value > 0, value <= ScanHeader.maximumSide else {
+        throw .invalidValue(path: path, key: key, detail: "\(value) is not a size between 1 and \(ScanHeader.maximumSide)")
       }
     }
     try positive(depthWidth, "depth.width")
@@ -82,16 +82,9 @@ extension ScanHeader {
     try positive(colorHeight, "color.height")
     try positive(intrinsics.width, "intrinsics.width")
     try positive(intrinsics.height, "intrinsics.height")
-    for (value, key) in [(intrinsics.fx, "intrinsics.fx"), (intrinsics.fy, "intrinsics.fy")] {
-      guard value.isFinite, value > 0 else {
-        throw .invalidValue(path: path, key: key, detail: "focal length must be a positive number")
-      }
-    }
-    for (value, key) in [(intrinsics.cx, "intrinsics.cx"), (intrinsics.cy, "intrinsics.cy")] {
-      guard value.isFinite else { throw .invalidValue(path: path, key: key, detail: "must be finite") }
-    }
-    guard fps.isFinite, fps > 0 else {
-      throw .invalidValue(path: path, key: "fps", detail: "must be a positive number")
+    if let (key, detail) = intrinsics.implausibility { throw .invalidValue(path: path, key: "intrinsics." + key, detail: detail) }
+    guard fps.isFinite, fps > 0, fps <= 1000 else {
+      throw .invalidValue(path: path, key: "fps", detail: "must be a number of frames a second between 0 and 1000")
     }
     guard markers.sideLength.isFinite, markers.sideLength > 0, markers.sideLength < 1 else {
       throw .invalidValue(path: path, key: "markers.sideLength", detail: "must be a length in metres between 0 and 1")
@@ -179,5 +172,21 @@ extension ScanIOError {
     case is String.Type: return "a string"
     default: return "an object"
     }
+  }
+}
+
+extension CameraIntrinsics {
+  /// Why these intrinsics cannot be a camera's, as (key, problem), or `nil`: a focal length
+  /// outside 0.05…20 image widths (a phone's is about one), or a principal point more than an
+  /// image's size away from the image. Far outside, projections overflow downstream.
+  var implausibility: (key: String, detail: String)? {
+    let side = Double(max(width, height))
+    for (value, key) in [(fx, "fx"), (fy, "fy")] where !(value.isFinite && value >= 0.05 * side && value <= 20 * side) {
+      return (key, "focal length must be a number between 0.05 and 20 image widths (\(0.05 * side)…\(20 * side) px)")
+    }
+    for (value, key, size) in [(cx, "cx", width), (cy, "cy", height)] where !(value.isFinite && value >= -Double(size) && value <= 2 * Double(size)) {
+      return (key, "must be a number within an image's size of the image (\(-size)…\(2 * size) px)")
+    }
+    return nil
   }
 }

@@ -4,6 +4,11 @@
 /// `camera.json` (docs/formats.md, "Header", "TUM-style folder"). Lengths are metres. How a format stores its
 /// samples is the format's own business (``RGBDStreamLayout`` for the stream).
 public struct ScanHeader: Sendable, Hashable {
+  /// The largest image side a scan may declare, pixels (depth, colour and intrinsics): 4096, so a
+  /// frame never needs more than 4096 × 4096 samples (64 MiB of float32 depth, as much BGRA
+  /// colour). Readers refuse larger headers before allocating anything for a frame.
+  public static let maximumSide = 4096
+
   /// The ArUco markers on the cap.
   public struct MarkerSpec: Sendable, Hashable {
     /// An OpenCV predefined dictionary name, e.g. `DICT_4X4_50`.

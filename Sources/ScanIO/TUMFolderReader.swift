@@ -48,20 +48,12 @@ public final class TUMFolderReader: ScanReader {
   public func frame(at index: Int) throws(ScanIOError) -> ScanFrame {
     try checkIndex(index)
     let entry = pairs[index]
-    let colour = try ImageFiles.readColor(at: entry.colour)
-    guard colour.width == header.colorWidth, colour.height == header.colorHeight else {
-      throw .sizeMismatch(
-        path: entry.colour,
-        detail: "colour image is \(colour.width)×\(colour.height), camera.json says \(header.colorWidth)×\(header.colorHeight)")
-    }
-    let depth = try ImageFiles.readGray16(at: entry.depth)
-    guard depth.width == header.depthWidth, depth.height == header.depthHeight else {
-      throw .sizeMismatch(
-        path: entry.depth,
-        detail: "depth image is \(depth.width)×\(depth.height), camera.json says \(header.depthWidth)×\(header.depthHeight)")
-    }
+    let colour = try ImageFiles.readColor(
+      at: entry.colour, expecting: .init(width: header.colorWidth, height: header.colorHeight, what: "colour image", source: "camera.json"))
+    let depth = try ImageFiles.readGray16(
+      at: entry.depth, expecting: .init(width: header.depthWidth, height: header.depthHeight, what: "depth image", source: "camera.json"))
     let scale = Float(depthScale)
-    let metres = depth.values.map { $0 == 0 ? Float.nan : Float($0) / scale }
+    let metres = depth.values.map { DepthMap.validMetres($0 == 0 ? Float.nan : Float($0) / scale) }
     return ScanFrame(
       index: index, timestamp: entry.timestamp,
       depth: DepthMap(width: depth.width, height: depth.height, metres: metres, intrinsics: header.depthIntrinsics),

@@ -32,7 +32,7 @@ public final class TUMFolderWriter {
 
   public init(path: String, header: ScanHeader, depthScale: Double = 5000, colorFormat: ColorFormat = .png) throws(ScanIOError) {
     try header.validate(path: path)
-    try scanIO { () throws(FileAccessError) in try AtomicFile.checkFolder(of: path) }
+    try scanIO { () throws(FileAccessError) in try AtomicFile.checkFolderOutput(path) }
     precondition(depthScale > 0, "depthScale must be positive")
     self.colorFormat = colorFormat
     self.path = path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -88,6 +88,6 @@ public final class TUMFolderWriter {
       throw .cannotWrite(path: path, reason: (error as NSError).localizedDescription)
     }
     finished = true
-    try scanIO { () throws(FileAccessError) in try AtomicFile.commit(temporaryPath, to: path) }
+    try scanIO { () throws(FileAccessError) in try AtomicFile.commitFolder(temporaryPath, to: path) }
   }
 }

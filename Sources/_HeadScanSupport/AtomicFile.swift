@@ -5,11 +5,20 @@ import Darwin
 #endif
 import Foundation
 
-/// Writes files so that a reader sees either the old content or the new, never a part.
+/// Writes files so that a reader sees either the old content or the new, never a part, and so
+/// that writing never destroys anything but an earlier output.
 ///
-/// Output goes to a temporary file in the destination's folder and is renamed
-/// over the destination when complete; a failed write leaves no file behind.
+/// Output goes to a temporary file in the destination's folder and is renamed over the
+/// destination when complete; a failed write leaves no file behind. A file output replaces only
+/// a regular file (a symbolic link is followed: its target is replaced): never a folder, a device,
+/// a FIFO or a socket. A folder output replaces only a folder that headscan wrote, which it
+/// knows by the marker file ``folderMarker`` it puts in every folder it writes.
 package enum AtomicFile {
+  /// The hidden file in every folder headscan writes as an output (a TUM scan folder, a figures
+  /// folder): a folder holding it may be replaced by the next output of the same name; any other
+  /// folder is never replaced.
+  package static let folderMarker = ".headscan-output"
+
   /// A fresh temporary path beside `path`, hidden, unique to this process.
   package static func temporaryPath(beside path: String) -> String {
     let url = URL(fileURLWithPath: path)
@@ -27,11 +36,103 @@ package enum AtomicFile {
     }
   }
 
-  /// Writes `data` to `path` atomically.
-  /// - Throws: ``FileAccessError/Failure/cannotWrite(reason:)``.
-  package static func write(_ data: Data, to path: String) throws(FileAccessError) {
+  /// What is at a path, not following a final symbolic link.
+  package enum Existing: Equatable {
+    case nothing, regularFile, folder, symbolicLink, other
+  }
+
+  /// What is at `path` (`lstat`).
+  package static func existing(_ path: String) -> Existing {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return .nothing }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .regularFile
+    case S_IFDIR: return .folder
+    case S_IFLNK: return .symbolicLink
+    default: return .other
+    }
+  }
+
+  /// Where a file output for `path` goes: `path`, or the file a symbolic link at `path` points to.
+  /// - Throws: when `path` (or the link's target) is a folder ("is a folder") or anything but a
+  ///   regular file ("not a regular file"): such a path is never replaced by a file.
+  package static func fileDestination(_ path: String) throws(FileAccessError) -> String {
+    var destination = path
+    if existing(path) == .symbolicLink {
+      guard let resolved = realpath(path, nil) else {
+        // A link to nothing: the file is written where it points, once its folder exists.
+        let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? path
+        return target.hasPrefix("/") ? target : URL(fileURLWithPath: path).deletingLastPathComponent().path + "/" + target
+      }
+      destination = String(cString: resolved)
+      free(resolved)
+    }
+    switch existing(destination) {
+    case .nothing, .regularFile: return destination
+    case .folder: throw FileAccessError(path: path, .cannotWrite(reason: "is a folder"))
+    case .symbolicLink, .other: throw FileAccessError(path: path, .cannotWrite(reason: "not a regular file"))
+    }
+  }
+
+  /// Throws unless a file can be written at `path`: its folder exists and nothing but a regular
+  /// file (or a link to one) is there. Commands call this before long work.
+  package static func checkFileOutput(_ path: String) throws(FileAccessError) {
+    let destination = try fileDestination(path)
+    try checkFolder(of: destination)
+  }
+
+  /// Throws unless a folder output can be written at `path`: its parent exists and nothing is at
+  /// `path`, or a folder headscan wrote (holding ``folderMarker``).
+  package static func checkFolderOutput(_ path: String) throws(FileAccessError) {
     try checkFolder(of: path)
-    let temporary = temporaryPath(beside: path)
+    switch existing(path) {
+    case .nothing: return
+    case .folder:
+      guard existing(path + "/" + folderMarker) == .regularFile else {
+        throw FileAccessError(path: path, .cannotWrite(reason: "a folder headscan did not write (no \(folderMarker) in it): not replaced"))
+      }
+    case .regularFile: throw FileAccessError(path: path, .cannotWrite(reason: "is a file, not a folder"))
+    case .symbolicLink, .other: throw FileAccessError(path: path, .cannotWrite(reason: "not a folder"))
+    }
+  }
+
+  /// Marks `folder` as one headscan wrote (see ``folderMarker``).
+  package static func markAsOutput(_ folder: String) throws(FileAccessError) {
+    guard FileManager.default.createFile(atPath: folder + "/" + folderMarker, contents: Data("written by headscan\n".utf8)) else {
+      throw FileAccessError(path: folder, .cannotWrite(reason: "cannot write \(folderMarker)"))
+    }
+  }
+
+  /// Creates `folder` as an output folder (with ``folderMarker``) unless it exists; an existing
+  /// folder is used as it is (files are then written into it one by one, each as a file output).
+  /// - Throws: when `folder` is something other than a folder, or cannot be created.
+  package static func makeOutputFolder(_ folder: String) throws(FileAccessError) {
+    switch existing(folder) {
+    case .folder: return
+    case .nothing:
+      do {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw FileAccessError(path: folder, .cannotWrite(reason: "cannot create the folder: \((error as NSError).localizedDescription)"))
+      }
+      try markAsOutput(folder)
+    case .symbolicLink:
+      var isFolder: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        throw FileAccessError(path: folder, .cannotWrite(reason: "not a folder"))
+      }
+      return
+    default: throw FileAccessError(path: folder, .cannotWrite(reason: "not a folder"))
+    }
+  }
+
+  /// Writes `data` to `path` atomically.
+  /// - Throws: ``FileAccessError/Failure/cannotWrite(reason:)``, also when `path` is a folder or
+  ///   not a regular file.
+  package static func write(_ data: Data, to path: String) throws(FileAccessError) {
+    let destination = try fileDestination(path)
+    try checkFolder(of: destination)
+    let temporary = temporaryPath(beside: destination)
     do {
       try data.write(to: URL(fileURLWithPath: temporary))
     } catch {
@@ -41,31 +142,57 @@ package enum AtomicFile {
     try commit(temporary, to: path)
   }
 
-  /// Renames a finished temporary file or folder over `path` (replacing a folder there).
+  /// Renames a finished temporary file over `path` (or over the file a link at `path` points to).
+  /// The temporary file is removed when that fails.
+  /// - Throws: when `path` is a folder or not a regular file, or the rename fails.
   package static func commit(_ temporary: String, to path: String) throws(FileAccessError) {
+    let destination: String
+    do {
+      destination = try fileDestination(path)
+    } catch {
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw error
+    }
+    guard rename(temporary, destination) == 0 else {
+      let reason = String(cString: strerror(errno))
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw FileAccessError(path: path, .cannotWrite(reason: reason))
+    }
+  }
+
+  /// Renames a finished temporary folder over `path`, marking it as headscan's
+  /// (``folderMarker``). An existing folder is replaced only when headscan wrote it; anything
+  /// else at `path` is left alone and the temporary folder removed.
+  package static func commitFolder(_ temporary: String, to path: String) throws(FileAccessError) {
     func failure(_ reason: String) -> FileAccessError { FileAccessError(path: path, .cannotWrite(reason: reason)) }
-    var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-      // rename(2) cannot replace a non-empty folder: move the old one aside first.
-      let aside = temporaryPath(beside: path)
-      guard rename(path, aside) == 0 else {
-        let reason = String(cString: strerror(errno))
-        try? FileManager.default.removeItem(atPath: temporary)
-        throw failure(reason)
-      }
+    do {
+      try checkFolderOutput(path)
+      if existing(temporary + "/" + folderMarker) != .regularFile { try markAsOutput(temporary) }
+    } catch {
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw error
+    }
+    guard existing(path) == .folder else {
       guard rename(temporary, path) == 0 else {
         let reason = String(cString: strerror(errno))
-        _ = rename(aside, path)
         try? FileManager.default.removeItem(atPath: temporary)
         throw failure(reason)
       }
-      try? FileManager.default.removeItem(atPath: aside)
       return
     }
-    guard rename(temporary, path) == 0 else {
+    // rename(2) cannot replace a non-empty folder: move the old one (headscan's) aside first.
+    let aside = temporaryPath(beside: path)
+    guard rename(path, aside) == 0 else {
       let reason = String(cString: strerror(errno))
       try? FileManager.default.removeItem(atPath: temporary)
       throw failure(reason)
     }
+    guard rename(temporary, path) == 0 else {
+      let reason = String(cString: strerror(errno))
+      _ = rename(aside, path)
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw failure(reason)
+    }
+    try? FileManager.default.removeItem(atPath: aside)
   }
 }

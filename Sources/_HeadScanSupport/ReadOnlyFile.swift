@@ -14,10 +14,18 @@ package final class ReadOnlyFile: Sendable {
   /// Size in bytes when opened.
   package let size: Int
 
-  /// Opens a regular file for reading.
-  /// - Throws: ``FileAccessError/Failure/cannotOpen(reason:)``.
+  /// Whether `path` is a regular file (a symbolic link is followed): what an input must be. A
+  /// FIFO, socket or device is never opened for reading (a FIFO would block until a writer came).
+  package static func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+  }
+
+  /// Opens a regular file for reading. The descriptor is opened without blocking, so a FIFO at
+  /// `path` is refused instead of waiting for a writer.
+  /// - Throws: ``FileAccessError/Failure/cannotOpen(reason:)``, also for anything but a regular file.
   package init(path: String) throws(FileAccessError) {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw FileAccessError(path: path, .cannotOpen(reason: String(cString: strerror(errno)))) }
     var info = stat()
     guard fstat(fd, &info) == 0 else {
@@ -27,7 +35,7 @@ package final class ReadOnlyFile: Sendable {
     }
     guard (info.st_mode & S_IFMT) == S_IFREG else {
       close(fd)
-      throw FileAccessError(path: path, .cannotOpen(reason: "not a regular file"))
+      throw FileAccessError(path: path, .cannotOpen(reason: (info.st_mode & S_IFMT) == S_IFDIR ? "is a folder" : "not a regular file"))
     }
     self.path = path
     self.descriptor = fd

@@ -36,7 +36,7 @@ struct FileAccessTests {
       }
       let error = FileAccessError(path: missing, .cannotOpen(reason: "No such file or directory"))
       #expect(error.description == "\(missing): cannot open: No such file or directory")
-      #expect(throws: FileAccessError(path: folder.path, .cannotOpen(reason: "not a regular file"))) {
+      #expect(throws: FileAccessError(path: folder.path, .cannotOpen(reason: "is a folder"))) {
         try ReadOnlyFile(path: folder.path)
       }
       let nowhere = folder.appendingPathComponent("no/such/folder/out.txt").path

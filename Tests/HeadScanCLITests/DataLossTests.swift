@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import _TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// No output option of any command can destroy a user's folder or a special file: each is
+/// refused in one line before any work, and the folder is left as it was.
+struct DataLossTests {
+  /// The fixture scan and a folder of the user's beside it.
+  static func withVictim(_ body: (_ scan: String, _ victim: String, _ folder: URL) throws -> Void) throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let victim = folder.appendingPathComponent("victim").path
+      try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: false)
+      try Data("precious".utf8).write(to: URL(fileURLWithPath: victim + "/notes.txt"))
+      try body(TestFiles.fixture("scans/orbit-small").path, victim, folder)
+      #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["notes.txt"])
+      #expect(try String(contentsOfFile: victim + "/notes.txt", encoding: .utf8) == "precious")
+    }
+  }
+
+  static func expectRefused(_ run: CommandRun, naming path: String, saying problem: String) {
+    #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
+    #expect(run.stderr.split(separator: "\n").count == 1, "one line: \(run.stderr)")
+    #expect(run.stderr.contains(path) && run.stderr.contains(problem), "\(run.stderr)")
+  }
+
+  @Test(arguments: [
+    ["inspect", "SCAN", "--json", "OUT"], ["inspect", "SCAN", "--snapshot", "OUT"], ["markers", "SCAN", "--json", "OUT"],
+    ["reconstruct", "SCAN", "-o", "OUT"], ["reconstruct", "SCAN", "-o", "CLOUD", "--json", "OUT"],
+    ["measure", "SCAN", "--json", "OUT"], ["measure", "SCAN", "--html", "OUT"],
+    ["measure", "SCAN", "--cloud", "OUT"], ["convert", "SCAN", "OUT"],
+  ])
+  func fileOutputsNeverReplaceAFolder(_ template: [String]) throws {
+    try Self.withVictim { scan, victim, folder in
+      let cloud = folder.appendingPathComponent("cloud.ply").path
+      let arguments = template.map { $0 == "SCAN" ? scan : $0 == "OUT" ? victim : $0 == "CLOUD" ? cloud : $0 }
+      let run = try Headscan.run(arguments + ["--quiet"])
+      Self.expectRefused(run, naming: victim, saying: template.first == "convert" ? "headscan did not write" : "is a folder")
+      #expect(!FileManager.default.fileExists(atPath: cloud))
+    }
+  }
+
+  @Test func aMeshOutputNeverReplacesAFolder() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let victim = folder.appendingPathComponent("head.ply").path
+      try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: false)
+      try Data("precious".utf8).write(to: URL(fileURLWithPath: victim + "/notes.txt"))
+      let cloud = folder.appendingPathComponent("cloud.ply").path
+      let run = try Headscan.run(["reconstruct", TestFiles.fixture("scans/orbit-small").path, "-o", cloud, "--mesh", victim, "--quiet"])
+      Self.expectRefused(run, naming: victim, saying: "is a folder")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["notes.txt"])
+      #expect(!FileManager.default.fileExists(atPath: cloud))
+    }
+  }
+
+  @Test func specialFilesAreNeverReplaced() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let fifo = folder.appendingPathComponent("out.json").path
+      #expect(mkfifo(fifo, 0o600) == 0)
+      let run = try Headscan.run(["inspect", TestFiles.fixture("scans/orbit-small").path, "--json", fifo, "--quiet"])
+      Self.expectRefused(run, naming: fifo, saying: "not a regular file")
+      var info = stat()
+      #expect(lstat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO, "the FIFO is still a FIFO")
+      // A device: refused before anything is written (the check does not touch the node).
+      Self.expectRefused(
+        try Headscan.run(["inspect", TestFiles.fixture("scans/orbit-small").path, "--json", "/dev/null", "--quiet"]),
+        naming: "/dev/null", saying: "not a regular file")
+    }
+  }
+
+  @Test func aFIFOInputIsRefusedNotWaitedOn() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      for name in ["scan.rgbdscan", "scan.r3d", "image.png"] {
+        let fifo = folder.appendingPathComponent(name).path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let run = try Headscan.run(["markers", fifo, "--json", folder.appendingPathComponent("out.json").path, "--quiet"])
+        #expect(run.status == 1 && run.stderr.contains(fifo), "\(name): \(run.status) \(run.stderr)")
+      }
+    }
+  }
+}
