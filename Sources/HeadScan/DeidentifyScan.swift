@@ -86,7 +86,7 @@ public func deidentifyScan(
   // Poses belong to the focal length the registration used.
   let refocus = reconstruction.focalLengthUsed.map { $0 / scan.header.colorIntrinsics.fx } ?? 1
   var blankedWhole = 0, colourBlanked = 0, depthRemoved = 0
-  let conversion = try convertScan(scan, to: destination, header: header, transform: { frame throws(ScanIOError) in
+  let conversion = try convertScan(scan, to: destination, header: header, progress: writing) { frame throws(ScanIOError) in
     var frame = frame
     guard reconstruction.frames.indices.contains(frame.index), let pose = reconstruction.frames[frame.index].worldFromCamera else {
       blankedWhole += 1
@@ -99,7 +99,7 @@ public func deidentifyScan(
     colourBlanked += counts.colour
     depthRemoved += counts.depth
     return frame
-  }, progress: writing)
+  }
   let landmarkFile = LandmarkFile(positions: Dictionary(uniqueKeysWithValues: world.named.map { ($0.0, LandmarkFile.Position.world($0.1)) }))
   return ScanDeidentification(
     frames: conversion.frames, framesBlankedWhole: blankedWhole, colourPixelsBlanked: colourBlanked, depthSamplesRemoved: depthRemoved,

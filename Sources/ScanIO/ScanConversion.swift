@@ -1,4 +1,4 @@
-/// Where ``convertScan(_:to:progress:)`` writes a scan.
+/// Where ``convertScan(_:to:header:progress:transform:)`` writes a scan.
 public enum ScanDestination: Sendable, Hashable {
   /// A `.rgbdscan` recorder stream with the given depth encoding.
   case stream(path: String, depthEncoding: RGBDStreamLayout.DepthEncoding)
@@ -13,7 +13,7 @@ public enum ScanDestination: Sendable, Hashable {
   }
 }
 
-/// What ``convertScan(_:to:progress:)`` wrote.
+/// What ``convertScan(_:to:header:progress:transform:)`` wrote.
 public struct ScanConversion: Sendable, Hashable {
   /// Frames written (all the scan's frames).
   public var frames: Int
@@ -33,7 +33,7 @@ public struct ScanConversion: Sendable, Hashable {
 /// - Throws: `ScanIOError` naming the scan or the output; `.noFrames` for a scan without frames.
 public func convertScan(
   _ reader: any ScanReader, to destination: ScanDestination, header: ScanHeader? = nil,
-  transform: ((ScanFrame) throws(ScanIOError) -> ScanFrame)? = nil, progress: ((Int, Int) -> Void)? = nil
+  progress: ((Int, Int) -> Void)? = nil, transform: ((ScanFrame) throws(ScanIOError) -> ScanFrame)? = nil
 ) throws(ScanIOError) -> ScanConversion {
   guard reader.frameCount > 0 else { throw ScanIOError.noFrames(path: reader.path) }
   let header = header ?? reader.header
