@@ -15,6 +15,11 @@ public struct ScanDeidentificationOptions: Sendable {
   /// How far the blanked colour area is grown beyond the face's own pixels, pixels of a 640-wide
   /// image (scaled with the width): 6, to cover mixed pixels at the face's outline and depth noise.
   public var marginPixels = 6
+  /// Depth is removed from this far below the nasion plane down, metres: 0.015. The fused
+  /// surface ends a few millimetres short of where depth stops, and the measurement's layers
+  /// start at the nasion plane: without this strip the lowest layers lose their front and the
+  /// copy no longer measures. Colour is blanked from the plane itself.
+  public var depthMarginBelowPlane = 0.015
   /// How the scan is read and registered to locate the face (bootstrap is not used).
   public var measure: MeasureOptions = .default
 
@@ -46,7 +51,8 @@ public struct ScanDeidentification: Sendable {
 ///
 /// - the scan is registered and its landmarks lifted, as `measure` does; the landmarks give the
 ///   head frame, each frame's pose places it in the frame;
-/// - depth: every sample whose point lies in the face region is removed;
+/// - depth: every sample whose point lies in the face region, more than
+///   ``ScanDeidentificationOptions/depthMarginBelowPlane`` below the nasion plane, is removed;
 /// - colour: every pixel whose ray runs into the face region's box with no surface in front of the
 ///   box (its depth inside or behind the box, or no depth at all) is filled with grey, and the
 ///   blanked area is grown by ``ScanDeidentificationOptions/marginPixels``;
@@ -95,7 +101,9 @@ public func deidentifyScan(
       blankWhole(&frame, fill: options.fill)
       return frame
     }
-    let counts = removeFace(from: &frame, pose: pose, region: region, refocus: refocus, fill: options.fill, margin: options.marginPixels)
+    let counts = removeFace(
+      from: &frame, pose: pose, region: region, refocus: refocus, fill: options.fill, margin: options.marginPixels,
+      depthMargin: options.depthMarginBelowPlane)
     colourBlanked += counts.colour
     depthRemoved += counts.depth
     return frame
@@ -117,7 +125,7 @@ func blankWhole(_ frame: inout ScanFrame, fill: UInt8) {
 /// Removes the face region from one placed frame (see ``deidentifyScan(at:landmarks:to:options:progress:writing:)``);
 /// returns the colour pixels blanked and the depth samples removed.
 func removeFace(
-  from frame: inout ScanFrame, pose: RigidTransform, region: FaceRegion, refocus: Double, fill: UInt8, margin: Int
+  from frame: inout ScanFrame, pose: RigidTransform, region: FaceRegion, refocus: Double, fill: UInt8, margin: Int, depthMargin: Double
 ) -> (colour: Int, depth: Int) {
   func refocused(_ k: CameraIntrinsics) -> CameraIntrinsics {
     CameraIntrinsics(fx: k.fx * refocus, fy: k.fy * refocus, cx: k.cx, cy: k.cy, width: k.width, height: k.height)
@@ -154,7 +162,7 @@ func removeFace(
       let z = original[y * dw + x]
       guard z.isFinite, z > 0 else { continue }
       let point = pose.apply(depthK.unproject(u: Double(x), v: Double(y), depth: Double(z)))
-      if region.contains(point) {
+      if region.contains(point), region.headFromWorld.apply(point).z < -depthMargin {
         frame.depth.metres[y * dw + x] = .nan
         depth += 1
       }

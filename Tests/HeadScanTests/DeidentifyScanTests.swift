@@ -50,9 +50,10 @@ struct DeidentifyScanTests {
           let depth = before.depth[u, v]
           if depth.isFinite && Double(depth) < c.z - 0.01 { continue }
           pixels.insert(v * 640 + u)
-          // Depth is removed by the point's own place: checked 3 mm clear of the nasion plane,
-          // beyond the estimated head frame's tilt.
-          if p.z < -0.003 { deep.insert(v * 640 + u) }
+          // Depth is removed from 15 mm below the nasion plane (the measurement needs the strip
+          // above): checked 3 mm clear of that, beyond the estimated head frame's tilt, where the
+          // pixel's depth is the face point's own (not the background beside its outline).
+          if p.z < -0.018, depth.isFinite, abs(Double(depth) - c.z) < 0.01 { deep.insert(v * 640 + u) }
         }
         if !pixels.isEmpty { framesShowingFace += 1 }
         for i in pixels {
