@@ -133,8 +133,8 @@ func removeFace(
   let depthK = refocused(frame.depth.intrinsics), colourK = refocused(frame.color.intrinsics)
   let dw = frame.depth.width, dh = frame.depth.height, cw = frame.color.width, ch = frame.color.height
   let original = frame.depth.metres
-  // Colour first, from the original depth: a pixel is face when its ray runs into the region's box
-  // and nothing stands in front of the box (5 mm of depth noise allowed).
+  // Colour first, from the original depth: a pixel with depth is face when its point lies in the
+  // region (5 mm allowed); one without depth when its ray runs into the region's box at all.
   var mask = [Bool](repeating: false, count: cw * ch)
   let origin = pose.translation
   for v in 0..<ch {
@@ -144,7 +144,13 @@ func removeFace(
       guard let crossing = region.crossing(origin: origin, direction: direction) else { continue }
       let dx = min(dw - 1, max(0, Int(((Double(u) + 0.5) * Double(dw) / Double(cw) - 0.5).rounded())))
       let z = Double(original[dy * dw + dx])
-      if z.isFinite, z > 0, z < crossing.entry - 0.005 { continue }
+      if z.isFinite, z > 0 {
+        // With depth: the pixel shows its own point; face when that lies in the region or
+        // within 5 mm of it (the camera itself may stand inside the region's box).
+        let q = region.headFromWorld.apply(pose.apply(depthK.unproject(u: (Double(dx)), v: Double(dy), depth: z)))
+        guard FaceRegion.containsHeadPoint(q + SIMD3(0.005, 0, -0.005)) else { continue }
+      }
+      _ = crossing
       mask[v * cw + u] = true
     }
   }
