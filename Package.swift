@@ -154,7 +154,7 @@ let package = Package(
     .testTarget(name: "FiguresTests", dependencies: ["Figures", "Reports", "CVAI", "PointCloud", "ScanIO", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance"]),
     .testTarget(name: "BatchTests", dependencies: ["Batch", "Reports", "HeadScanCLI", "ScanSimulator", "_TestSupport"]),
-    .testTarget(name: "AnnotationTests", dependencies: ["Annotation", "HeadScan", "Reconstruction", "ScanSimulator", "HeadScanCLI", "_TestSupport"]),
+    .testTarget(name: "AnnotationTests", dependencies: ["Annotation", "HeadScan", "Reconstruction", "ScanSimulator", "HeadScanCLI", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(
       name: "ScanSimulatorTests",
       dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_HeadScanSupport", "_TestSupport"]),

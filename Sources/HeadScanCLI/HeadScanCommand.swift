@@ -8,10 +8,9 @@ struct HeadScanCommand: ParsableCommand {
     commandName: "headscan",
     abstract: "Infant head shape (CVAI, CI, circumference) from depth-camera scans of an ArUco cap.",
     discussion: """
-      Scans are .rgbdscan recorder files, TUM-style folders or Record3D .r3d exports (with
-      the cap in NAME.cap.json or --cap; see docs/formats.md).
-      Exit codes: 0 success, 1 bad input or failed processing (one line on stderr
-      names the file and the problem; batch: some scans failed), 64 bad command line.
+      Scans are .rgbdscan recorder files, TUM-style folders or Record3D .r3d exports (with the cap in NAME.cap.json or --cap; see docs/formats.md).
+
+      Exit codes: 0 success, 1 bad input or failed processing (one line on stderr names the file and the problem; batch: some scans failed), 64 bad command line (among them a number outside its option's bounds, which each command's help gives; docs/command-line.md, "Option bounds").
 
       Examples:
         headscan inspect fixtures/scans/orbit-small

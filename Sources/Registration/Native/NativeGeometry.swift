@@ -72,11 +72,12 @@ package enum NativeGeometry {
   /// surface's second-order part taken from a quadratic over that many nearest points: as
   /// smooth as the plane, without its E[s²]/(2R).
   package static func projectToLocalPlanes(
-    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int, quadratic: Bool = false, curvatureNeighbours: Int = 0
+    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int, quadratic: Bool = false, curvatureNeighbours: Int = 0,
+    workers: Int? = nil
   ) throws(Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
     let tree = try NearestPointIndex(cloud)
     return try tree.projectToLocalPlanes(
-      queries ?? cloud, neighbours: neighbours, quadratic: quadratic, curvatureNeighbours: curvatureNeighbours)
+      queries ?? cloud, neighbours: neighbours, quadratic: quadratic, curvatureNeighbours: curvatureNeighbours, workers: workers)
   }
 
   /// PCL point-to-point ICP of `source` onto `target`: `target ≈ T · source`, and the mean
