@@ -14,6 +14,7 @@ struct HeadScanCommand: ParsableCommand {
       names the file and the problem; batch: some scans failed), 64 bad command line.
 
       Examples:
+        headscan cap cap.pdf
         headscan inspect fixtures/scans/orbit-small
         headscan simulate out/plagio.rgbdscan --cvai 8 --frames 300
         headscan annotate out/plagio.rgbdscan
@@ -25,6 +26,6 @@ struct HeadScanCommand: ParsableCommand {
     version: HeadScanVersion.current,
     subcommands: [
       InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
-      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, ConvertCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
+      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, ConvertCommand.self, CapCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
     ])
 }
