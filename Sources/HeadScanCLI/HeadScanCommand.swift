@@ -13,6 +13,7 @@ struct HeadScanCommand: ParsableCommand {
       Exit codes: 0 success, 1 bad input or failed processing (one line on stderr names the file and the problem; batch: some scans failed), 64 bad command line (among them a number outside its option's bounds, which each command's help gives; docs/command-line.md, "Option bounds").
 
       Examples:
+        headscan cap cap.pdf
         headscan inspect fixtures/scans/orbit-small
         headscan simulate out/plagio.rgbdscan --cvai 8 --frames 300
         headscan annotate out/plagio.rgbdscan
@@ -24,6 +25,6 @@ struct HeadScanCommand: ParsableCommand {
     version: HeadScanVersion.current,
     subcommands: [
       InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
-      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, ConvertCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
+      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, ConvertCommand.self, CapCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
     ])
 }
