@@ -176,9 +176,9 @@ struct ReconstructCommand: ParsableCommand {
     try written.write(to: path, comment: "headscan reconstruct \(scan): \(frame), \(unit)")
     let t = extraction.topology
     return String(
-      format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, %@ in %@ → %@",
+      format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, self-intersecting pairs: %d, %@ in %@ → %@",
       written.vertexCount, written.triangleCount, 100 * extraction.filledFraction, t.isClosedManifold ? "closed manifold" : "NOT closed",
-      t.eulerCharacteristic, unit, frame, path)
+      t.eulerCharacteristic, t.selfIntersectingPairs, unit, frame, path)
   }
 
   /// One stage's line for `--verbose`: its time and its diagnostics counts.
