@@ -6,7 +6,7 @@ import Testing
 import _TestSupport
 
 /// The mesh of simulated scans, fused by signed distance, against the simulator's exact head
-/// and against the measures of the cloud it was made from (issue 18's targets).
+/// and against the measures of the cloud it was made from (the targets of docs/head-mesh.md, "Accuracy").
 struct SimulatedHeadMeshTests {
   /// One simulated scan: preset, frames and head.
   struct Conditions: CustomStringConvertible, Sendable {
@@ -28,7 +28,7 @@ struct SimulatedHeadMeshTests {
     var triangles: Int
     var filledFraction: Double
     /// RMS distance to the exact surface, mm, of the mesh's vertices and of the cloud's points on
-    /// the vault (8 mm and more above the ears' plane: contract §4; where `evaluate` scores the
+    /// the vault (8 mm and more above the ears' plane, where `evaluate` scores the
     /// cloud), after the rigid alignment of the registered markers onto the truth.
     var meshRMS: Double
     var cloudRMS: Double
@@ -146,7 +146,7 @@ struct SimulatedHeadMeshTests {
     }
   }
 
-  /// Issue 18's targets: closed, manifold, one piece of a sphere's topology, the big holes
+  /// The mesh's targets: closed, manifold, one piece of a sphere's topology, the big holes
   /// (under the cap edge, at the neck) filled but hardly any of the vault, within 0.3 mm RMS
   /// of the exact vault, and measuring within 0.1 CVAI point and 0.3 mm of circumference of
   /// the cloud.
@@ -175,9 +175,7 @@ struct SimulatedHeadMeshTests {
     let conditions = Conditions(preset: .default, frames: 30, cranialIndex: 84, cvai: 6)
     let s = try #require(try Self.score(conditions, againstExact: ProcessInfo.processInfo.environment["HEADSCAN_MESH_TABLE"] != nil).first)
     print(s.line(conditions))
-    // Since the cleaning stage removes its planes' curvature offset (session 10) this scan's mesh
-    // reads −0.03 CVAI point and −0.25 mm of circumference from its cloud (was +0.23 and −0.34);
-    // since the contour's smoothing is a local line (session 11), −0.01 and −0.04 mm.
+    // This scan's mesh reads +0.007 CVAI point and −0.046 mm of circumference from its cloud.
     Self.expectTargets(s)
   }
 
