@@ -173,10 +173,13 @@ struct ReconstructCommand: ParsableCommand {
     let written = extraction.mesh.transformed(by: headFromWorld, scale: millimetres ? 1000 : 1)
     try written.write(to: path, comment: "headscan reconstruct \(scan): \(frame), \(unit)")
     let t = extraction.topology
+    // Counted again on the mesh as written where the move to the head frame or millimetres
+    // rounded its positions anew.
+    let pairs = written.positions == extraction.mesh.positions ? t.selfIntersectingPairs : MeshIntersections(written).count
     return String(
-      format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, %@ in %@ → %@",
+      format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, self-intersecting pairs: %d, %@ in %@ → %@",
       written.vertexCount, written.triangleCount, 100 * extraction.filledFraction, t.isClosedManifold ? "closed manifold" : "NOT closed",
-      t.eulerCharacteristic, unit, frame, path)
+      t.eulerCharacteristic, pairs, unit, frame, path)
   }
 
   /// One stage's line for `--verbose`: its time and its diagnostics counts.
