@@ -1,9 +1,17 @@
 import ArgumentParser
+import Registration
 import Reports
 
 /// The `headscan` command: infant head shape from TrueDepth scans with an ArUco cap.
 @main
 struct HeadScanCommand: ParsableCommand {
+  /// Frame-sized buffers go back to the system when freed, so peak memory does not grow with
+  /// the worker threads' arenas; then the command line is parsed and run.
+  static func main() {
+    NativeGeometry.returnLargeBlocksToTheSystem()
+    main(nil)
+  }
+
   static let configuration = CommandConfiguration(
     commandName: "headscan",
     abstract: "Infant head shape (CVAI, CI, circumference) from depth-camera scans of an ArUco cap.",
