@@ -58,8 +58,6 @@ extension ScanObservations: StageCounting {
       .init("cap ids detected", markersDetected.count), .init("markers lifted by depth", lifted.depth),
       .init("markers lifted by PnP", lifted.pnp), .init("off-cap detections dropped", offCapDetections),
       .init("frames searched whole", wholeImageSearches),
-      .init("adaptive-threshold windows", (detector.adaptiveThreshWinSizeMax - detector.adaptiveThreshWinSizeMin) / max(1, detector.adaptiveThreshWinSizeStep) + 1),
-      .init("smallest adaptive-threshold window, px", detector.adaptiveThreshWinSizeMin),
     ]
   }
 }

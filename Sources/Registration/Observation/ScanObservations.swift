@@ -18,10 +18,6 @@ public struct ScanObservations: Sendable {
   /// Frames whose markers were searched for in the whole image; the others were searched only
   /// around the markers of the frames before them (``ObservationOptions/wholeImageSearchInterval``).
   public var wholeImageSearches: Int
-  /// The detector's parameters the frames were searched with (the threshold window sized from
-  /// the scan's markers, ``ObservationOptions/thresholdWindowFromMarkers``); OpenCV's
-  /// sub-pixel defaults for observations made elsewhere.
-  public var detector = DetectorParameters.subpixel
 
   /// Observations of a scan (for a caller that observed frames itself); the sums are worked out.
   public init(context: ScanContext, frames: [FrameObservation], wholeImageSearches: Int? = nil) {
@@ -55,17 +51,9 @@ public func observeScan(
   _ scan: any ScanReader, options: ObservationOptions = .default, progress: ((Int, Int) -> Void)? = nil
 ) throws -> ScanObservations {
   guard scan.frameCount > 0 else { throw ScanIOError.noFrames(path: scan.path) }
-  let capCount = scan.header.capMarkerCount
-  var parameters = options.detector
-  if options.thresholdWindowFromMarkers,
-    let markerSide = try medianMarkerSide(in: scan, parameters: parameters, capMarkerCount: capCount, samples: options.thresholdWindowSamples),
-    markerSide / Double(try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: parameters).cellsAcross)
-      >= options.thresholdWindowMinimumCell
-  {
-    parameters = parameters.withThresholdWindow(forMarkerSide: markerSide)
-  }
-  let detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: parameters)
+  let detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: options.detector)
   let side = scan.header.markers.sideLength
+  let capCount = scan.header.capMarkerCount
   let runLength = max(1, options.wholeImageSearchInterval)
   let runs = stride(from: 0, to: scan.frameCount, by: runLength).map { $0..<min(scan.frameCount, $0 + runLength) }
   var frames: [FrameObservation] = []
@@ -81,39 +69,12 @@ public func observeScan(
       wholeImageSearches += $0.wholeImageSearches
     },
     progress: { done, _ in progress?(runs[done - 1].upperBound, scan.frameCount) })
-  var observations = ScanObservations(
+  let observations = ScanObservations(
     context: ScanContext(path: scan.path, colour: scan.header.colorIntrinsics, markerSideLength: side), frames: frames,
     wholeImageSearches: wholeImageSearches)
-  observations.detector = parameters
   guard observations.framesWithDepth > 0 else { throw ReconstructionError.noDepth(path: scan.path) }
   guard !observations.markersDetected.isEmpty else { throw ReconstructionError.noMarkers(path: scan.path) }
   return observations
-}
-
-/// The median side, pixels, of the cap markers `parameters` finds in `samples` frames spread
-/// evenly over the scan (the first and the last among them), or `nil` when it finds none.
-func medianMarkerSide(in scan: any ScanReader, parameters: DetectorParameters, capMarkerCount: Int?, samples: Int) throws -> Double? {
-  let n = scan.frameCount, count = min(n, max(1, samples))
-  guard n > 0 else { return nil }
-  let detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: parameters)
-  let indices = count == 1 ? [0] : (0..<count).map { $0 * (n - 1) / (count - 1) }
-  var sides: [Double] = []
-  try forEachInParallelBatches(
-    indices,
-    work: { index -> [Double] in
-      let frame = try scan.frame(at: index)
-      let found = try detector.detect(grey: frame.color.grey(), width: frame.color.width, height: frame.color.height)
-      return found.filter { marker in capMarkerCount.map { marker.id < $0 } ?? true }.map { marker in
-        (0..<4).map { k in
-          let d = marker.corners[(k + 1) % 4] - marker.corners[k]
-          return (d * d).sum().squareRoot()
-        }.reduce(0, +) / 4
-      }
-    },
-    consume: { sides += $0 }, progress: { _, _ in })
-  guard !sides.isEmpty else { return nil }
-  sides.sort()
-  return sides[sides.count / 2]
 }
 
 /// Observes consecutive frames one after another, tracking the cap markers from frame to frame
@@ -160,24 +121,6 @@ private func observeRun(
 public struct ObservationOptions: Sendable, Hashable {
   /// Detector parameters (sub-pixel corners by default).
   public var detector = DetectorParameters.subpixel
-  /// Whether a scan's markers are searched for with one adaptive-threshold window sized from
-  /// its own markers instead of ``detector``'s windows (OpenCV's 3, 13 and 23 px): the median
-  /// side of the cap markers ``detector`` finds in ``thresholdWindowSamples`` frames spread over
-  /// the scan gives the window (`DetectorParameters.thresholdWindow(forMarkerSide:)`, half that
-  /// side); without markers in those frames, ``detector``'s windows stay. Less than half the
-  /// detection's processor time, with as many detections of visible markers and the same corner
-  /// error against a simulator's truth; about 3.5 % of the detections differ from the three
-  /// windows' (markers at the edge of detectability, found by one setting and not the other,
-  /// as many each way; docs/performance.md, "Marker detection").
-  public var thresholdWindowFromMarkers = true
-  /// Frames searched with ``detector``'s own windows to size the threshold window.
-  public var thresholdWindowSamples = 9
-  /// The smallest median cell (marker side ÷ cells across, pixels) for which one window is used;
-  /// smaller markers keep ``detector``'s windows. On the bundled 320×240 fixture (cells of
-  /// 2.9 px) one window of 9 px kept 94 % of the three's detections and 3 markers registered
-  /// instead of 7; OpenCV's 3 px window, which separates such cells, is the best single one
-  /// there. The real board (3.4 px cells) and realistic scans (4.2 px) lose nothing.
-  public var thresholdWindowMinimumCell = 3.25
   /// How corners are lifted to 3D.
   public var lifting = LiftingOptions()
   /// Whether detected corners are moved to where the markers' outer border edges, fitted
