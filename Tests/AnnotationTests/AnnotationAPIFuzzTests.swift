@@ -38,18 +38,6 @@ struct AnnotationAPIFuzzTests {
       base = url.path
     }
 
-    /// Polls `api/status` until the reconstruction is done (at most 5 minutes).
-    func waitUntilReady() throws {
-      let deadline = Date().addingTimeInterval(300)
-      while Date() < deadline {
-        let reply = try HTTPProbe.get(port: port, base + "api/status")
-        if reply.text.contains("\"ready\"") { return }
-        if reply.text.contains("\"failed\"") { throw HTTPProbe.Failure(description: reply.text) }
-        usleep(200_000)
-      }
-      throw HTTPProbe.Failure(description: "reconstruction did not finish in 5 minutes")
-    }
-
     deinit {
       process.terminate()
       process.waitUntilExit()
@@ -100,7 +88,7 @@ struct AnnotationAPIFuzzTests {
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try FileManager.default.copyItem(atPath: shared.scanPath, toPath: folder + "/scan.rgbdscan")
     let f = try AnnotateProcess(scan: folder + "/scan.rgbdscan")
-    try f.waitUntilReady()
+    try await AnnotationFixture.waitUntilReady(port: f.port, base: f.base)
     var random = SeededGenerator(seed: 20_261_126)
     var answered = 0
     for _ in 0..<400 {
