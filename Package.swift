@@ -151,10 +151,10 @@ let package = Package(
     .testTarget(name: "ReportsTests", dependencies: ["Reports", "CVAI", "PointCloud", "_TestSupport"]),
     .testTarget(name: "HeadScanTests", dependencies: ["HeadScan", "ScanSimulator", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "PointCloud", "_HeadScanSupport", "_TestSupport"]),
-    .testTarget(name: "FiguresTests", dependencies: ["Figures", "Reports", "CVAI", "PointCloud", "ScanIO", "_HeadScanSupport", "_TestSupport"]),
+    .testTarget(name: "FiguresTests", dependencies: ["Figures", "Reports", "CVAI", "PointCloud", "ScanIO", "ArucoBridge", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance"]),
     .testTarget(name: "BatchTests", dependencies: ["Batch", "Reports", "HeadScanCLI", "ScanSimulator", "_TestSupport"]),
-    .testTarget(name: "AnnotationTests", dependencies: ["Annotation", "HeadScan", "Reconstruction", "ScanSimulator", "HeadScanCLI", "_TestSupport"]),
+    .testTarget(name: "AnnotationTests", dependencies: ["Annotation", "HeadScan", "Reconstruction", "ScanSimulator", "HeadScanCLI", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(
       name: "ScanSimulatorTests",
       dependencies: ["ScanSimulator", "ScanIO", "ArucoBridge", "CVAI", "PointCloud", "_HeadScanSupport", "_TestSupport"]),

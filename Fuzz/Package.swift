@@ -25,5 +25,10 @@ let package = Package(
     .executableTarget(
       name: "FuzzCalliperCSV", dependencies: ["FuzzSupport", .product(name: "Agreement", package: "headscan")]),
     .executableTarget(name: "FuzzLZFSE", dependencies: [.product(name: "LZFSE", package: "headscan")]),
+    .executableTarget(
+      name: "FuzzRecord3D", dependencies: ["FuzzSupport", .product(name: "ScanIO", package: "headscan")]),
+    .executableTarget(name: "FuzzRecord3DMetadata", dependencies: [.product(name: "ScanIO", package: "headscan")]),
+    .executableTarget(name: "FuzzCap", dependencies: [.product(name: "ScanIO", package: "headscan")]),
+    .executableTarget(name: "FuzzReportJSON", dependencies: [.product(name: "Reports", package: "headscan")]),
   ]
 )

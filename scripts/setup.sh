@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # OpenCV 4.6 (+ contrib ArUco), Eigen 3.4, PCL 1.13, libpng and libjpeg from Debian;
-# chromium and a font for the headless-browser tests of the HTML pages.
+# chromium and a font for the headless-browser tests of the HTML pages and the cap's SVG sheet;
+# poppler-utils (pdftoppm) for the test that renders the cap's PDF sheet.
 # --no-install-recommends keeps PCL from pulling a JDK and systemd (~1.9 GB more).
-packages=(pkg-config libopencv-dev libopencv-contrib-dev libeigen3-dev libpcl-dev libpng-dev libjpeg62-turbo-dev chromium fonts-dejavu-core)
+packages=(pkg-config libopencv-dev libopencv-contrib-dev libeigen3-dev libpcl-dev libpng-dev libjpeg62-turbo-dev chromium fonts-dejavu-core poppler-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -228,6 +228,9 @@ extension AnnotationServer {
     for (name, value) in [("Referrer-Policy", "no-referrer"), ("X-Content-Type-Options", "nosniff")] {
       if let field = HTTPFields.Element.Name(name) { headers[field] = value }
     }
+    // A refused request may have left part of its body unread: close the connection after the
+    // answer instead of waiting for the rest.
+    if status.code >= 400 { headers[.connection] = "close" }
     return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
   }
 }

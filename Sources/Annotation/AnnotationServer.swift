@@ -27,6 +27,8 @@ public struct AnnotationServer: Sendable {
     public var port = 0
     /// Automatic proposals shown as ghost points, if any.
     public var proposer: LandmarkProposer?
+    /// Worker threads of the reconstruction (`nil`: one a core this process may use).
+    public var workers: Int?
 
     public init(scanPath: String, landmarksPath: String? = nil) {
       self.scanPath = scanPath
@@ -102,10 +104,10 @@ public struct AnnotationServer: Sendable {
     // The reconstruction runs on a thread of its own (a long synchronous job must not hold a
     // thread of the server's pool); if it fails there is nothing to annotate: stop the server.
     let failure = FailureBox()
-    let (scan, proposer, state) = (self.scan, configuration.proposer, self.state)
+    let (scan, proposer, workers, state) = (self.scan, configuration.proposer, configuration.workers, self.state)
     let thread = Thread {
       do {
-        let session = try AnnotationSession.prepare(scan: scan, proposer: proposer) { stage, done, total in
+        let session = try AnnotationSession.prepare(scan: scan, proposer: proposer, workers: workers) { stage, done, total in
           state.phase = .reconstructing(stage: stage, done: done, total: total)
           progress(stage, done, total)
         }

@@ -2,7 +2,7 @@ import Foundation
 import HeadScan
 
 /// One scan made ready for annotation: opened, registered and fused once, with what the page
-/// shows of it. Immutable after ``prepare(scan:proposer:progress:)``; safe to share between requests.
+/// shows of it. Immutable after ``prepare(scan:proposer:workers:progress:)``; safe to share between requests.
 public final class AnnotationSession: Sendable {
   /// The scan (frames are read from it on demand).
   public let scan: any ScanReader
@@ -35,18 +35,21 @@ public final class AnnotationSession: Sendable {
   /// Reconstructs `scan` (the long part) and gathers the strip, the proposals and the overview frame.
   /// - Parameters:
   ///   - proposer: automatic landmarks, if any (its failure is kept as ``proposalProblem``).
+  ///   - workers: worker threads of the reconstruction (`nil`: one a core this process may use).
   ///   - progress: the reconstruction's (stage, done, total), on the calling thread.
   /// - Throws: the reconstruction's errors (`ReconstructionError`, `ScanIOError`), and
   ///   `FileProblem` for a dictionary the detector does not know.
   public static func prepare(
-    scan: any ScanReader, proposer: LandmarkProposer? = nil, progress: ((ReconstructionStage, Int, Int) -> Void)? = nil
+    scan: any ScanReader, proposer: LandmarkProposer? = nil, workers: Int? = nil, progress: ((ReconstructionStage, Int, Int) -> Void)? = nil
   ) throws -> AnnotationSession {
     let recording = CoverageRecordingReader(scan)
     let reconstruction: HeadReconstruction
     let detector: MarkerDetector
     do {
       detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: ReconstructionOptions.default.observation.detector)
-      reconstruction = try reconstructHead(recording, options: .default, progress: progress)
+      var options = ReconstructionOptions.default
+      options.workers = workers
+      reconstruction = try reconstructHead(recording, options: options, progress: progress)
     } catch let error as ArucoError {
       throw FileProblem(path: scan.path, problem: error.description)
     }

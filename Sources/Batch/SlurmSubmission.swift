@@ -247,8 +247,13 @@ extension SlurmSubmission {
     for item in items where hasControl(item.name) || hasControl(item.path) {
       throw FileProblem(path: item.path, problem: "a scan name with a tab or line break cannot go into a Slurm task list: rename it")
     }
+    // The scans folder goes only into the quoted command line; the output and working folders
+    // go into #SBATCH --output and --chdir.
+    if hasControl(scansFolder) {
+      throw FileProblem(path: scansFolder, problem: "a scans folder with a tab or line break cannot go into a Slurm job script")
+    }
     let directory = FileManager.default.currentDirectoryPath
-    for (what, value) in [("the scans folder", scansFolder), ("the output folder", folder), ("the working folder", directory)]
+    for (what, value) in [("the output folder", folder), ("the working folder", directory)]
     where hasControl(value) || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" }) {
       throw FileProblem(path: value, problem: "\(what) goes into the job script's #SBATCH lines, which cannot carry spaces, quotes or line breaks")
     }

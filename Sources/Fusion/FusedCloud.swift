@@ -49,7 +49,7 @@ public func fuseFrames(
   var refined: [Int: RigidTransform] = [:]
   var done = 0
   try forEachInParallelBatches(
-    fused,
+    fused, workers: options.workers,
     work: { [projection = fusion.projection] d in
       (d, projection.points(of: try scan.frame(at: d.index), worldFromCamera: d.pose))
     },
@@ -92,7 +92,7 @@ public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default)
     colours = zip(colours, keep).filter(\.1).map(\.0)
     guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
     let (smoothed, normals) = try NativeGeometry.projectToLocalPlanes(
-      positions, neighbours: options.neighbours, curvatureNeighbours: options.curvatureNeighbours)
+      positions, neighbours: options.neighbours, curvatureNeighbours: options.curvatureNeighbours, workers: options.workers)
     let centre = SIMD3<Float>(fused.headCentre)
     let outward = zip(smoothed, normals).map { p, n in ((p - centre) * n).sum() < 0 ? -n : n }
     return PointSet(positions: smoothed, normals: outward, colors: colours)
@@ -119,7 +119,7 @@ func fuseSignedDistance(
   }
   let region = SignedDistanceVolume.Region(centre: projection.centre, inner: projection.inner, outer: projection.outer)
   try forEachInParallelBatches(
-    frames,
+    frames, workers: options.workers,
     work: { [band = volume.band] frame in band.frameUpdate(try scan.frame(at: frame.index), worldFromCamera: frame.pose, region: region) },
     consume: { volume.integrate($0) },
     progress: { progress?($0, $1) })
@@ -144,6 +144,9 @@ public struct CleaningOptions: Sendable, Hashable {
   public var curvatureNeighbours = 100
 
   /// The defaults.
+  /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
+  public var workers: Int?
+
   public static let `default` = CleaningOptions()
 
   public init() {}

@@ -55,6 +55,9 @@ public struct FusionOptions: Sendable, Hashable {
   public var minimumObservations = 3
 
   /// The defaults.
+  /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
+  public var workers: Int?
+
   public static let `default` = FusionOptions()
 
   public init() {}

@@ -6,13 +6,36 @@
 /// Unlike marching cubes there is no ambiguous case: the level set of a piecewise-linear
 /// function on a triangulation with no vertex exactly at zero is a closed 2-manifold, so every
 /// edge of the result is shared by exactly two triangles as long as the grid's outer faces are
-/// all on one side. Values within ``snap`` of zero are moved to +``snap`` first, so no crossing
-/// lands on a grid vertex (which would let several mesh vertices coincide).
+/// all on one side. Values within a thousandth of a spacing of zero are moved to + that first,
+/// so every grid vertex has a side.
 ///
 /// The signs alone make the triangles; each vertex is then placed on its grid edge where the
 /// algebraic spheres fitted at the edge's two ends cross it (``ImplicitGrid/spheres``), not at
 /// the linear interpolation of the two distances, which lies inside a convex surface.
+///
+/// Wherever a vertex sits inside its grid edge, each triangle lies in its tetrahedron (the hull
+/// of points on the tetrahedron's edges) and meets a neighbouring tetrahedron's triangles only
+/// in the vertices and edges they share on the common face: the triangles cannot intersect.
+/// Each vertex is kept at least ``cornerMargin`` of its edge from the edge's ends
+/// (``keptOffCorners(_:)``): where the zero level passes within micrometres of a grid vertex,
+/// the triangles around it would otherwise be micrometres across, and triangles sharing no
+/// corner would come that close to each other — apart, but close enough for a checker that
+/// works in floating point with a tolerance (Open3D's) to take them for intersecting.
 struct MarchingTetrahedra {
+  /// The least distance of a vertex from either end of its grid edge, as a fraction of the
+  /// edge: a hundredth (20 µm along an axis edge at the default 2 mm spacing).
+  static let cornerMargin = 0.01
+
+  /// `fraction` (along an edge, 0…1) moved off the ends: within twice ``cornerMargin`` of an
+  /// end, the distance from it is halved and the margin added — continuous and increasing, so
+  /// vertices keep their order along the edge and none land on the same spot.
+  static func keptOffCorners(_ fraction: Double) -> Double {
+    let m = cornerMargin, t = max(0, min(1, fraction))
+    if t < 2 * m { return m + t / 2 }
+    if t > 1 - 2 * m { return 1 - m - (1 - t) / 2 }
+    return t
+  }
+
   /// The triangles and, per vertex, the grid edge it lies on and where along it.
   struct Result {
     var positions: [SIMD3<Float>] = []
@@ -42,7 +65,7 @@ struct MarchingTetrahedra {
       if let v = vertexOfEdge[key] { return v }
       let linear = values[a] / (values[a] - values[b])
       let pa = position(a), pb = position(b)
-      let t = Float(crossing(a, b, pa, pb, linear: Double(linear)))
+      let t = Float(keptOffCorners(crossing(a, b, pa, pb, linear: Double(linear))))
       let v = Int32(result.positions.count)
       result.positions.append(SIMD3<Float>(pa + Double(t) * (pb - pa)))
       result.edges.append((a, b, t))
@@ -62,9 +85,7 @@ struct MarchingTetrahedra {
       guard let fromA = grid.spheres[Int(sa)].crossing(along: edge, in: 0...1, nearestTo: linear),
         let fromB = grid.spheres[Int(sb)].crossing(along: edge, in: -1...0, nearestTo: linear - 1)
       else { return linear }
-      // Kept off the grid vertices, as the snapped values keep the linear zero (no two mesh
-      // vertices in one place).
-      return min(0.999, max(0.001, (1 - linear) * fromA + linear * (1 + fromB)))
+      return (1 - linear) * fromA + linear * (1 + fromB)
     }
     func position(_ v: Int) -> SIMD3<Double> {
       let i = v % size.x, j = (v / size.x) % size.y, k = v / (size.x * size.y)

@@ -112,7 +112,13 @@ private func extractOnce(_ cloud: PointSet, spacing: Double, options: MeshOption
   var mesh = TriangleMesh(positions: positions, colours: colours, filled: filled, triangles: triangles)
   mesh.smoothFilledVertices(rounds: options.fillSmoothing)
   mesh.colourFilledVertices()
-  let topology = MeshTopology(mesh)
+  var topology = MeshTopology(mesh)
+  if topology.selfIntersectingPairs > 0 {
+    // Smoothing moves vertices off their grid edges, out of the argument that keeps triangles
+    // apart: where a move made triangles intersect, it is undone.
+    mesh.undoMovesThatIntersect(before: positions)
+    topology = MeshTopology(mesh)
+  }
   stages.finishing = seconds(since: clock)
   return MeshExtraction(mesh: mesh, topology: topology, gridSpacing: spacing, seconds: stages, piecesDropped: pieces - 1)
 }

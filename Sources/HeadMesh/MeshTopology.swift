@@ -1,5 +1,5 @@
-/// How a triangle mesh's edges and vertices fit together: whether it is a closed, oriented
-/// 2-manifold, and its Euler characteristic.
+/// How a triangle mesh's edges and vertices fit together — whether it is a closed, oriented
+/// 2-manifold, and its Euler characteristic — and whether its triangles cross each other.
 public struct MeshTopology: Sendable, Hashable, CustomStringConvertible {
   /// Distinct undirected edges.
   public var edges = 0
@@ -18,20 +18,31 @@ public struct MeshTopology: Sendable, Hashable, CustomStringConvertible {
   public var pieces = 0
   /// V − E + F: 2 for one closed surface of a sphere's topology (no handles).
   public var eulerCharacteristic = 0
+  /// Pairs of triangles that intersect (``MeshIntersections``): triangles with no corner in
+  /// common that touch or cross, or triangles sharing a corner or an edge that meet anywhere
+  /// else.
+  public var selfIntersectingPairs = 0
 
-  /// Watertight and manifold: every edge in exactly two triangles running it opposite ways,
-  /// every vertex one fan, no degenerate triangle.
+  /// Closed and manifold as a structure of edges and vertices: every edge in exactly two
+  /// triangles running it opposite ways, every vertex one fan, no triangle with a repeated
+  /// corner. It looks at indices only, not at positions: triangles that cross each other are
+  /// counted by ``selfIntersectingPairs`` instead (``isWatertight`` asks for both).
   public var isClosedManifold: Bool {
     boundaryEdges == 0 && nonManifoldEdges == 0 && misorientedEdges == 0 && nonManifoldVertices == 0 && degenerateTriangles == 0
   }
 
+  /// A closed manifold whose triangles do not intersect each other: the surface bounds a solid,
+  /// as CAD tools and slicers need (Open3D's `is_watertight()`: edge- and vertex-manifold, not
+  /// self-intersecting).
+  public var isWatertight: Bool { isClosedManifold && selfIntersectingPairs == 0 }
+
   public var description: String {
     "\(edges) edges (\(boundaryEdges) boundary, \(nonManifoldEdges) non-manifold, \(misorientedEdges) misoriented), "
       + "\(nonManifoldVertices) non-manifold vertices, \(degenerateTriangles) degenerate triangles, \(pieces) pieces, "
-      + "Euler characteristic \(eulerCharacteristic)"
+      + "Euler characteristic \(eulerCharacteristic), \(selfIntersectingPairs) self-intersecting pairs"
   }
 
-  /// The topology of `mesh`.
+  /// The topology of `mesh`, with its self-intersections counted exactly (``MeshIntersections``).
   public init(_ mesh: TriangleMesh) {
     let n = mesh.vertexCount
     // Each triangle's directed edges a → b as (unordered pair, direction), and each corner's
@@ -92,5 +103,6 @@ public struct MeshTopology: Sendable, Hashable, CustomStringConvertible {
     var vertexPieces = VertexPieces(vertexCount: n, triangles: mesh.triangles)
     pieces = Set((0..<n).filter { used[$0] }.map { vertexPieces.root($0) }).count
     eulerCharacteristic = n - edges + mesh.triangleCount - degenerateTriangles
+    selfIntersectingPairs = MeshIntersections(mesh).count
   }
 }

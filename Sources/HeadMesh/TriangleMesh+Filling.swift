@@ -40,6 +40,46 @@ extension TriangleMesh {
     }
   }
 
+  /// Puts vertices back where they were in `before` (one position per vertex, a mesh whose
+  /// triangles did not intersect) wherever their move made triangles intersect: the moved corners
+  /// of each intersecting pair go back, and the triangles around them are checked again, until
+  /// none intersects or no moved corner is left to put back.
+  /// - Returns: how many vertices went back.
+  @discardableResult
+  mutating func undoMovesThatIntersect(before: [SIMD3<Float>]) -> Int {
+    guard before.count == positions.count else { return 0 }
+    var pairs = MeshIntersections(self).pairs
+    guard !pairs.isEmpty else { return 0 }
+    // Each vertex's triangles.
+    var start = [Int](repeating: 0, count: positions.count + 1)
+    for t in triangles { for v in [t.x, t.y, t.z] where v >= 0 && Int(v) < positions.count { start[Int(v) + 1] += 1 } }
+    for v in 0..<positions.count { start[v + 1] += start[v] }
+    var around = [Int](repeating: 0, count: start[positions.count])
+    var next = start
+    for (i, t) in triangles.enumerated() {
+      for v in [t.x, t.y, t.z] where v >= 0 && Int(v) < positions.count {
+        around[next[Int(v)]] = i
+        next[Int(v)] += 1
+      }
+    }
+    var undone = 0
+    while !pairs.isEmpty {
+      var changed: [Int] = []
+      for pair in pairs {
+        for t in [pair.x, pair.y] {
+          for v in [triangles[Int(t)].x, triangles[Int(t)].y, triangles[Int(t)].z].map(Int.init) where positions[v] != before[v] {
+            positions[v] = before[v]
+            changed.append(v)
+          }
+        }
+      }
+      guard !changed.isEmpty else { break }
+      undone += changed.count
+      pairs = MeshIntersections.pairs(of: self, involving: changed.flatMap { around[start[$0]..<start[$0 + 1]] })
+    }
+    return undone
+  }
+
   /// Colours the filled vertices from the measured ones, spreading outward in breadth-first
   /// order (each takes the mean of its already coloured neighbours); grey if nothing was measured.
   mutating func colourFilledVertices() {

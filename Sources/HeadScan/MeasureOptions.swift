@@ -19,6 +19,13 @@ public struct MeasureOptions: Sendable, Hashable {
   /// sidecar `NAME.cap.json`), Record3D's confidence filter.
   public var scan = ScanOpenOptions.default
 
+  /// Worker threads of every parallel stage (``ReconstructionOptions/workers``); `nil`: one a
+  /// core this process may use.
+  public var workers: Int? {
+    get { reconstruction.workers }
+    set { reconstruction.workers = newValue }
+  }
+
   /// The defaults: longer diagonal, intervals, default reconstruction.
   public static let `default` = MeasureOptions()
 

@@ -10,13 +10,7 @@ struct AnnotateCommand: ParsableCommand {
     commandName: "annotate",
     abstract: "Place the four landmarks on a scan in a local web page and save SCAN's .landmarks.json.",
     discussion: """
-      Reconstructs the scan once, then serves a page on 127.0.0.1 only, at an address with a
-      random token printed here (every request must carry it). The page shows each frame with
-      its markers, depth coverage and pose, places nasion, nose tip and both tragions by click,
-      lifts them to 3D, shows them on the fused head and previews CVAI; the automatic landmarks
-      (measure --landmarks auto) are shown as ghost points to accept or move. Save writes the landmarks
-      file (docs/formats.md) atomically and keeps the previous one as .landmarks.json.bak; nothing
-      else is written. Ctrl-C stops the server.
+      Reconstructs the scan once, then serves a page on 127.0.0.1 only, at an address with a random token printed here (every request must carry it). The page shows each frame with its markers, depth coverage and pose, places nasion, nose tip and both tragions by click, lifts them to 3D, shows them on the fused head and previews CVAI; the automatic landmarks (measure --landmarks auto) are shown as ghost points to accept or move. Save writes the landmarks file (docs/formats.md) atomically and keeps the previous one as .landmarks.json.bak; nothing else is written. Ctrl-C stops the server.
 
       Examples:
         headscan annotate scans/infant.rgbdscan
@@ -29,19 +23,27 @@ struct AnnotateCommand: ParsableCommand {
   @Option(help: "The landmarks file to read (if present) and save; default SCAN's name with .landmarks.json.")
   var landmarks: String?
 
-  @Option(help: "Port to listen on; 0 (the default) picks a free one.")
+  @Option(help: "Port to listen on, \(optionRange(OptionBounds.port)); 0 (the default) picks a free one.")
   var port = 0
 
   @Option(help: "Loopback address to listen on: 127.0.0.1 (the default), another 127.x.y.z, ::1 or localhost; any other is refused.")
   var host = "127.0.0.1"
 
+  @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
+
+  func validate() throws {
+    guard port == 0 || OptionBounds.port.contains(port) else {
+      throw ValidationError("--port must be 0 (a free one) or within \(optionRange(OptionBounds.port)), got \(port)")
+    }
+  }
 
   func run() throws {
     try reportingErrors {
       var configuration = AnnotationServer.Configuration(scanPath: scan, landmarksPath: landmarks)
       configuration.host = host
       configuration.port = port
+      configuration.workers = workers.jobs
       // The automatic landmarks, shown as ghost points to accept or move (whatever their
       // confidence: the page shows it beside each).
       configuration.proposer = { context in

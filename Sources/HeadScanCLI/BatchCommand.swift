@@ -12,15 +12,9 @@ struct BatchCommand: ParsableCommand {
     commandName: "batch",
     abstract: "Reconstruct and measure every scan in a folder (with its landmarks), in parallel, resumably.",
     discussion: """
-      Scans are the folder's *.rgbdscan files and TUM-style subfolders (every registered scan format,
-      recognised by content); each needs NAME.landmarks.json
-      beside it (or pass --frame auto). Each scan runs as its own `headscan measure` process, so one bad
-      scan cannot take the others down; OUT/NAME.json is its report (as measure --json writes it). A scan whose report
-      is newer than the scan and its landmarks is skipped, so an interrupted batch resumes where it
-      stopped. OUT/summary.csv has one row per scan. Exit 1 when any scan failed (listed with why).
+      Scans are the folder's *.rgbdscan files and TUM-style subfolders (every registered scan format, recognised by content); each needs NAME.landmarks.json beside it (or pass --frame auto). Each scan runs as its own `headscan measure` process, so one bad scan cannot take the others down; OUT/NAME.json is its report (as measure --json writes it). A scan whose report is newer than the scan and its landmarks is skipped, so an interrupted batch resumes where it stopped. OUT/summary.csv has one row per scan. Exit 1 when any scan failed (listed with why).
 
-      On a Slurm cluster, --slurm submits the scans as a job array instead and --collect OUT merges
-      what its tasks wrote (docs/command-line.md, "On a cluster").
+      On a Slurm cluster, --slurm submits the scans as a job array instead and --collect OUT merges what its tasks wrote (docs/command-line.md, "On a cluster").
 
       Examples:
         headscan batch scans --out reports
@@ -36,7 +30,7 @@ struct BatchCommand: ParsableCommand {
   @Option(help: "Where reports, figures and summary.csv go.")
   var out: String = ""
 
-  @Option(help: "Scans measured at once (default: the number of cores).")
+  @Option(help: "Scans measured at once, \(optionRange(OptionBounds.jobs)) (default: the cores this process may use).")
   var jobs: Int?
 
   @Option(help: "Head frame from: landmarks (default) or auto.")
@@ -69,7 +63,7 @@ struct BatchCommand: ParsableCommand {
 
   func validate() throws {
     try validateModes()
-    if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    try checkOption(jobs, "--jobs", OptionBounds.jobs)
     if history != nil, cluster.isUsed {
       throw ValidationError("--history needs the reports: after --collect, run headscan history REPORTS --html HISTORY.html")
     }
@@ -85,7 +79,7 @@ struct BatchCommand: ParsableCommand {
       let batch = try makeBatch()
       let executable = Bundle.main.executablePath ?? URL(fileURLWithPath: CommandLine.arguments[0]).path
       let quiet = global.quiet
-      let outcomes = batch.run(executable: executable, workers: jobs ?? ProcessInfo.processInfo.activeProcessorCount) {
+      let outcomes = batch.run(executable: executable, workers: jobs ?? coresAvailable) {
         Self.report($0, $1, done: $2, total: $3, elapsed: $4, quiet: quiet)
       }
       try batch.writeSummary(outcomes)

@@ -10,12 +10,7 @@ struct ConvertCommand: ParsableCommand {
     commandName: "convert",
     abstract: "Convert a scan (any format read) into a .rgbdscan stream or a TUM-style folder.",
     discussion: """
-      OUT's name chooses the format: NAME.rgbdscan writes a stream (docs/formats.md), any other
-      name a TUM folder (16-bit PNG depth at 5000 units a metre, colour as PNG or
-      JPEG). Frames are read, converted and written one at a time, so memory stays flat; OUT
-      appears only when complete. The header keeps the scan's camera, sizes, fps and cap (for a
-      Record3D export the cap from its NAME.cap.json or --cap, so the result needs no sidecar).
-      NAME.landmarks.json beside SCAN is copied beside OUT: frames keep their indices and pixels.
+      OUT's name chooses the format: NAME.rgbdscan writes a stream (docs/formats.md), any other name a TUM folder (16-bit PNG depth at 5000 units a metre, colour as PNG or JPEG). Frames are read, converted and written one at a time, so memory stays flat; OUT appears only when complete. The header keeps the scan's camera, sizes, fps and cap (for a Record3D export the cap from its NAME.cap.json or --cap, so the result needs no sidecar). NAME.landmarks.json beside SCAN is copied beside OUT: frames keep their indices and pixels.
 
       Examples:
         headscan convert phone.r3d phone.rgbdscan

@@ -12,10 +12,9 @@ struct EvaluateCommand: ParsableCommand {
     commandName: "evaluate",
     abstract: "Reconstruct simulated scans and compare with the truth written beside them.",
     discussion: """
-      Each SCAN needs NAME.truth.json beside it (headscan simulate writes one). Prints one line a
-      scan: marker and camera pose errors, the cloud's RMS distance to the true surface, frames kept.
-      With --measure, also measures each scan with its landmarks (NAME.landmarks.json) and with the
-      automatic head frame, and prints a table of the errors against the exact measures (mm, CVAI points).
+      Each SCAN needs NAME.truth.json beside it (headscan simulate writes one). Prints one line a scan: marker and camera pose errors, the cloud's RMS distance to the true surface, frames kept.
+
+      With --measure, also measures each scan with its landmarks (NAME.landmarks.json) and with the automatic head frame, and prints a table of the errors against the exact measures (mm, CVAI points).
 
       Examples:
         headscan evaluate fixtures/scans/orbit-small
@@ -59,6 +58,7 @@ struct EvaluateCommand: ParsableCommand {
 
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
 
+  @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
 
   func run() throws {
@@ -71,6 +71,7 @@ struct EvaluateCommand: ParsableCommand {
       options.fusion.method = fusionChoice.fusion
       options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
+      options.workers = workers.jobs
       let openOptions = try input.openOptions()
       var entries: [Entry] = []
       for path in scans {

@@ -1,19 +1,27 @@
 import ArgumentParser
+import Registration
 import Reports
 
 /// The `headscan` command: infant head shape from TrueDepth scans with an ArUco cap.
 @main
 struct HeadScanCommand: ParsableCommand {
+  /// Frame-sized buffers go back to the system when freed, so peak memory does not grow with
+  /// the worker threads' arenas; then the command line is parsed and run.
+  static func main() {
+    NativeGeometry.returnLargeBlocksToTheSystem()
+    main(nil)
+  }
+
   static let configuration = CommandConfiguration(
     commandName: "headscan",
     abstract: "Infant head shape (CVAI, CI, circumference) from depth-camera scans of an ArUco cap.",
     discussion: """
-      Scans are .rgbdscan recorder files, TUM-style folders or Record3D .r3d exports (with
-      the cap in NAME.cap.json or --cap; see docs/formats.md).
-      Exit codes: 0 success, 1 bad input or failed processing (one line on stderr
-      names the file and the problem; batch: some scans failed), 64 bad command line.
+      Scans are .rgbdscan recorder files, TUM-style folders or Record3D .r3d exports (with the cap in NAME.cap.json or --cap; see docs/formats.md).
+
+      Exit codes: 0 success, 1 bad input or failed processing (one line on stderr names the file and the problem; batch: some scans failed), 64 bad command line (among them a number outside its option's bounds, which each command's help gives; docs/command-line.md, "Option bounds").
 
       Examples:
+        headscan cap cap.pdf
         headscan inspect fixtures/scans/orbit-small
         headscan simulate out/plagio.rgbdscan --cvai 8 --frames 300
         headscan annotate out/plagio.rgbdscan
@@ -25,6 +33,6 @@ struct HeadScanCommand: ParsableCommand {
     version: HeadScanVersion.current,
     subcommands: [
       InspectCommand.self, MarkersCommand.self, ReconstructCommand.self, MeasureCommand.self, ValidateCommand.self,
-      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, ConvertCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
+      BatchCommand.self, HistoryCommand.self, AnnotateCommand.self, ConvertCommand.self, CapCommand.self, SimulateCommand.self, SimulateCalliperCommand.self, EvaluateCommand.self,
     ])
 }

@@ -10,13 +10,7 @@ struct HistoryCommand: ParsableCommand {
     commandName: "history",
     abstract: "Follow patients over their scans: CVAI, CI and circumference over time, and which changes exceed the uncertainty.",
     discussion: """
-      Reads reports (as measure --json writes them, from any headscan version: the keys that
-      docs/command-line.md lists as always there suffice),
-      groups them by patientID and orders them by recordedAt (both copied from the scan header;
-      a report without a patientID stands alone, one without recordedAt comes last). A folder
-      stands for its *.json reports. A change between visits exceeds the uncertainty when its size
-      is larger than the two 95 % half-widths added in quadrature, √(h₁² + h₂²); reports without
-      intervals leave it open.
+      Reads reports (as measure --json writes them, from any headscan version: the keys that docs/command-line.md lists as always there suffice), groups them by patientID and orders them by recordedAt (both copied from the scan header; a report without a patientID stands alone, one without recordedAt comes last). A folder stands for its *.json reports. A change between visits exceeds the uncertainty when its size is larger than the two 95 % half-widths added in quadrature, √(h₁² + h₂²); reports without intervals leave it open.
 
       Examples:
         headscan history reports --html history.html

@@ -27,7 +27,7 @@ struct InspectCommand: ParsableCommand {
   @Argument(help: "A scan: a .rgbdscan file, a TUM-style folder or a Record3D .r3d export (any format of ScanFormats.registered).")
   var scan: String
 
-  @Option(help: "Look at every n-th frame only (faster on long scans).")
+  @Option(help: "Look at every n-th frame only, \(optionRange(OptionBounds.frames)) (faster on long scans).")
   var stride: Int = 1
 
   @Option(help: "Also write the summary as JSON (atomically).")
@@ -36,7 +36,7 @@ struct InspectCommand: ParsableCommand {
   @Option(help: "Write a PNG of one frame: colour with detected markers outlined, beside its depth.")
   var snapshot: String?
 
-  @Option(help: "The frame for --snapshot (default: the middle one).")
+  @Option(help: "The frame for --snapshot, \(optionRange(OptionBounds.frameIndex)) and within the scan (default: the middle one).")
   var frame: Int?
 
   @Flag(help: "Show each marker's overlap state over time (red new, green linked, blue seen before) and the operator guidance.")
@@ -47,10 +47,12 @@ struct InspectCommand: ParsableCommand {
 
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
 
+  @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
-    guard stride >= 1 else { throw ValidationError("--stride must be at least 1") }
+    try checkOption(stride, "--stride", OptionBounds.frames)
+    try checkOption(frame, "--frame", OptionBounds.frameIndex)
   }
 
   struct Summary: Encodable {
@@ -99,7 +101,7 @@ struct InspectCommand: ParsableCommand {
       let indices = Array(Swift.stride(from: 0, to: reader.frameCount, by: stride))
       let detector = try naming(scan) { try MarkerDetector(dictionary: h.markers.dictionary) }
       let progress = ProgressReporter("inspecting", total: indices.count, options: global)
-      let detections = try detectMarkers(in: reader, detector: detector, frames: indices) { done, _ in progress.update(done) }
+      let detections = try detectMarkers(in: reader, detector: detector, frames: indices, workers: workers.jobs) { done, _ in progress.update(done) }
       var perMarker: [Int: Int] = [:]
       for d in detections { for m in d.markers { perMarker[m.id, default: 0] += 1 } }
       let summary = Summary(
@@ -121,7 +123,7 @@ struct InspectCommand: ParsableCommand {
       if reader.frameCount == 0 { throw ScanIOError.noFrames(path: scan) }
       if let json { try writeJSON(summary, to: json) }
       if overlap {
-        let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: milestones.milestones) }
+        let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: milestones.milestones, workers: workers.jobs) }
         print(OverlapTimeline.render(feedback, colour: isatty(STDOUT_FILENO) == 1))
       }
       if let snapshot {

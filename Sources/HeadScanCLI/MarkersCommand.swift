@@ -10,9 +10,7 @@ struct MarkersCommand: ParsableCommand {
     commandName: "markers",
     abstract: "Detect the ArUco markers in every frame of a scan, or in one PNG/JPEG image.",
     discussion: """
-      Writes {"frames": [{"frame": 0, "markers": [{"id": 40, "corners": [[x, y], …]}]}]},
-      corners in OpenCV order and pixel convention (the top-left pixel's centre is (0, 0)).
-      Uses OpenCV's default detector parameters unless --refine says otherwise.
+      Writes {"frames": [{"frame": 0, "markers": [{"id": 40, "corners": [[x, y], …]}]}]}, corners in OpenCV order and pixel convention (the top-left pixel's centre is (0, 0)). Uses OpenCV's default detector parameters unless --refine says otherwise.
 
       Examples:
         headscan markers fixtures/scans/tiny.rgbdscan --json markers.json
@@ -28,11 +26,13 @@ struct MarkersCommand: ParsableCommand {
   @Option(help: "ArUco dictionary; default the scan header's, DICT_4X4_50 for images.")
   var dictionary: String?
 
-  @Option(help: "Corner refinement: none (OpenCV's default), subpixel, contour, apriltag.")
-  var refine: CornerRefinement = .none
+  // Optional, with the default in the text: ArgumentParser would print a raw-valued enum's default as its number.
+  @Option(help: "Corner refinement: none (OpenCV's default; the default), subpixel, contour or apriltag.")
+  var refine: CornerRefinement?
 
   @OptionGroup(title: "Scan input") var scanInput: ScanInputOptions
 
+  @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
 
   struct Report: Encodable {
@@ -50,7 +50,7 @@ struct MarkersCommand: ParsableCommand {
     try reportingErrors {
       try checkOutput(json, isNot: [input])
       var parameters = DetectorParameters.opencvDefault
-      parameters.cornerRefinement = refine
+      parameters.cornerRefinement = refine ?? .none
       let report: Report
       switch try InputKind.of(input) {
       case .image:
@@ -66,7 +66,7 @@ struct MarkersCommand: ParsableCommand {
         let name = dictionary ?? scan.header.markers.dictionary
         let detector = try naming(input) { try MarkerDetector(dictionary: name, parameters: parameters) }
         let progress = ProgressReporter("detecting", total: scan.frameCount, options: global)
-        let detections = try detectMarkers(in: scan, detector: detector) { done, _ in progress.update(done) }
+        let detections = try detectMarkers(in: scan, detector: detector, workers: workers.jobs) { done, _ in progress.update(done) }
         report = Report(
           input: input, dictionary: name,
           frames: detections.map { .init(frame: $0.frameIndex, timestamp: $0.timestamp, markers: $0.markers) })

@@ -20,9 +20,7 @@ struct MeasureCommand: ParsableCommand {
     commandName: "measure",
     abstract: "Reconstruct a scan and compute CVAI, CVA, diagonals, CI, circumference and severity.",
     discussion: """
-      The head frame comes from the four landmarks (docs/head-frame-and-measures.md); layers 1 mm apart from the
-      ears' plane up; the measurement level is the parabola vertex over the longest layer ± 10 mm.
-      Numbers in mm and percent.
+      The head frame comes from the four landmarks (docs/head-frame-and-measures.md); layers 1 mm apart from the ears' plane up; the measurement level is the parabola vertex over the longest layer ± 10 mm. Numbers in mm and percent.
 
       Examples:
         headscan measure fixtures/scans/orbit-small --landmarks fixtures/scans/orbit-small.landmarks.json --json report.json
@@ -64,6 +62,7 @@ struct MeasureCommand: ParsableCommand {
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
   @OptionGroup(title: "De-identification") var deidentification: DeidentifyOptions
 
+  @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -84,6 +83,7 @@ struct MeasureCommand: ParsableCommand {
       options.contour = contour
       options.reconstruction.focalLength = depthLifting.focalLength
       options.scan = try input.openOptions()
+      options.workers = workers.jobs
       let reconstructionBars = stageProgress(global)
       var measured = try measureScan(at: scan, landmarks: source, options: options) { event in
         switch event {

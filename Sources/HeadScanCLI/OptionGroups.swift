@@ -13,6 +13,21 @@ struct GlobalOptions: ParsableArguments {
   var verbose = false
 }
 
+/// The worker threads of the commands that process a scan's frames in parallel (inspect,
+/// markers, reconstruct, measure, evaluate, annotate, simulate).
+struct WorkerOption: ParsableArguments {
+  @Option(
+    name: .customLong("jobs"),
+    help: ArgumentHelp(
+      "Worker threads, \(optionRange(OptionBounds.jobs)). Default: the cores this process may use (its CPU affinity, e.g. under taskset or a cluster's allocation). Results do not depend on it; peak memory grows by one frame's working buffers a worker.",
+      valueName: "n"))
+  var jobs: Int?
+
+  func validate() throws {
+    try checkOption(jobs, "--jobs", OptionBounds.jobs)
+  }
+}
+
 /// Options of every command that reads scans: the cap for formats that do not record it
 /// (docs/formats.md, "Cap sidecar") and Record3D's depth-confidence filter.
 struct ScanInputOptions: ParsableArguments {
@@ -21,11 +36,11 @@ struct ScanInputOptions: ParsableArguments {
     valueName: "file"))
   var cap: String?
 
-  @Option(help: "Record3D only: keep depth of at least this confidence (0 low, 1 medium, 2 high; frames without a confidence map keep all).")
+  @Option(help: "Record3D only: keep depth of at least this confidence, \(optionRange(OptionBounds.minConfidence)) (0 low, 1 medium, 2 high; frames without a confidence map keep all).")
   var minConfidence: UInt8 = 1
 
   func validate() throws {
-    guard minConfidence <= 2 else { throw ValidationError("--min-confidence must be 0, 1 or 2") }
+    try checkOption(Int(minConfidence), "--min-confidence", OptionBounds.minConfidence)
   }
 
   /// The options to open scans with; reads and checks `--cap`'s file.
@@ -41,8 +56,14 @@ struct ScanInputOptions: ParsableArguments {
 
 /// The focal length option of the commands that lift depth (reconstruct, measure, batch, evaluate).
 struct FocalLengthOption: ParsableArguments {
-  @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image.")
+  @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image, \(optionRange(OptionBounds.focalLength)).")
   var focalLength: FocalLengthChoice = .stated
+
+  func validate() throws {
+    if case .pixels(let pixels) = focalLength {
+      try checkOption(pixels, "--focal-length", OptionBounds.focalLength, unit: "pixels")
+    }
+  }
 }
 
 /// The fusion method option of the commands that fuse a cloud themselves (reconstruct, evaluate).
@@ -51,14 +72,14 @@ struct FusionChoice: ParsableArguments {
   var fusion: FusionMethod = FusionOptions.default.method
   @Option(
     name: .customLong("fuse-frames"),
-    help: "Registered frames to fuse at most, spread evenly over the recording, or all (default 600, a 20 s recording: more frames of the same views no longer make the surface more accurate, docs/performance.md).")
+    help: "Registered frames to fuse at most, \(optionRange(OptionBounds.frames)), spread evenly over the recording, or all (default 600, a 20 s recording: more frames of the same views no longer make the surface more accurate, docs/performance.md).")
   var fuseFrames = FusionOptions.default.maximumFrames.map(String.init) ?? "all"
 
   /// The most frames to fuse (`nil`: all), or a usage error naming the option.
   func maximumFrames() throws -> Int? {
     if fuseFrames == "all" { return nil }
-    guard let count = Int(fuseFrames), count >= 1 else {
-      throw ValidationError("--fuse-frames must be a positive number of frames or all, not '\(fuseFrames)'")
+    guard let count = Int(fuseFrames), OptionBounds.frames.contains(count) else {
+      throw ValidationError("--fuse-frames must be a positive number of frames or all, within \(optionRange(OptionBounds.frames)), not '\(fuseFrames)'")
     }
     return count
   }
@@ -79,6 +100,10 @@ extension CornerRefinement: ExpressibleByArgument {
 
   public static var allValueStrings: [String] { ["none", "subpixel", "contour", "apriltag"] }
 
+  /// None: the option's help says what each value does (ArgumentParser's default, keyed by the
+  /// raw values, listed the values without their descriptions).
+  public static var allValueDescriptions: [String: String] { [:] }
+
   public var defaultValueDescription: String { Self.allValueStrings[Int(rawValue)] }
 }
 
@@ -88,7 +113,8 @@ extension FocalLengthChoice: ExpressibleByArgument {
     case "stated": self = .stated
     case "estimate": self = .estimate
     default:
-      guard let pixels = Double(argument), pixels.isFinite, pixels > 0 else { return nil }
+      // Any number here; ``FocalLengthOption/validate()`` refuses those outside the bounds by name.
+      guard let pixels = Double(argument) else { return nil }
       self = .pixels(pixels)
     }
   }

@@ -14,8 +14,7 @@ struct ReconstructCommand: ParsableCommand {
     commandName: "reconstruct",
     abstract: "Register a scan's frames through the cap markers and fuse them into one head point cloud.",
     discussion: """
-      Writes a binary little-endian PLY (x y z in metres in the world frame —
-      the lowest registered marker id's own frame — normals, colour), atomically.
+      Writes a binary little-endian PLY (x y z in metres in the world frame — the lowest registered marker id's own frame — normals, colour), atomically.
 
       Examples:
         headscan reconstruct fixtures/scans/orbit-small -o head.ply
@@ -24,10 +23,7 @@ struct ReconstructCommand: ParsableCommand {
         headscan reconstruct scan.rgbdscan -o head.ply --fusion signed-distance --mesh head-mesh.ply
         headscan reconstruct scan.rgbdscan -o head.ply --mesh head.stl --head-frame --millimetres   # for CAD
 
-      --mesh also writes a closed, manifold triangle mesh of the fused surface (PLY with colours
-      and a per-vertex `filled` flag marking the closed holes, binary STL, or OBJ with vertex
-      colours), in metres in the world frame unless --head-frame (docs/head-frame-and-measures.md, from the
-      landmarks) or --millimetres say otherwise.
+      --mesh also writes a closed, manifold triangle mesh of the fused surface (PLY with colours and a per-vertex `filled` flag marking the closed holes, binary STL, or OBJ with vertex colours), in metres in the world frame unless --head-frame (docs/head-frame-and-measures.md, from the landmarks) or --millimetres say otherwise.
       """)
 
   @Argument(help: "A scan: a .rgbdscan file, a TUM-style folder or a Record3D .r3d export.")
@@ -39,7 +35,7 @@ struct ReconstructCommand: ParsableCommand {
   @Option(help: "Also write the registration summary as JSON.")
   var json: String?
 
-  @Option(help: "Voxel size of the fused cloud, mm (signed-distance fusion needs at least a depth pixel's footprint, ~0.5 mm at 30 cm for 640 px; use --fusion voxel-mean for finer).")
+  @Option(help: "Voxel size of the fused cloud, \(optionRange(OptionBounds.voxel, unit: "mm")) (signed-distance fusion needs at least a depth pixel's footprint, ~0.5 mm at 30 cm for 640 px; use --fusion voxel-mean for finer).")
   var voxel: Double = 1
 
   @Flag(help: "Refine each frame by ICP against the model fused so far, where that lowers its distance to it (slower).")
@@ -53,10 +49,10 @@ struct ReconstructCommand: ParsableCommand {
   @Option(help: "Also write a closed triangle mesh of the head: .ply (colours, per-vertex `filled` flag), .stl or .obj.")
   var mesh: String?
 
-  @Option(help: "Grid spacing of the mesh, mm (finer follows noise and may leave handles: docs/head-mesh.md).")
+  @Option(help: "Grid spacing of the mesh, \(optionRange(OptionBounds.meshSpacing, unit: "mm")) (finer follows noise and may leave handles: docs/head-mesh.md).")
   var meshSpacing: Double = 2
 
-  @Option(help: "Keep the mesh at or under this many triangles (extracted on a coarser grid).")
+  @Option(help: "Keep the mesh at or under this many triangles, \(optionRange(OptionBounds.meshTriangles)) (extracted on a coarser grid).")
   var meshTriangles: Int?
 
   @Flag(help: "Write the mesh in the head frame (origin between the ears, x forward, z up), from the landmarks.")
@@ -71,6 +67,7 @@ struct ReconstructCommand: ParsableCommand {
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
   @OptionGroup(title: "De-identification") var deidentification: DeidentifyOptions
 
+  @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -79,9 +76,9 @@ struct ReconstructCommand: ParsableCommand {
       throw ValidationError("--head-frame, --millimetres and --mesh-triangles go with --mesh")
     }
     if landmarks != nil && !headFrame && !deidentification.deidentify { throw ValidationError("--landmarks goes with --head-frame or --deidentify") }
-    guard meshSpacing >= 0.2, meshSpacing <= 10 else { throw ValidationError("--mesh-spacing must be 0.2…10 mm") }
-    if let meshTriangles, meshTriangles < 100 { throw ValidationError("--mesh-triangles must be at least 100") }
-    guard voxel >= 0.2, voxel <= 10 else { throw ValidationError("--voxel must be 0.2…10 mm") }
+    try checkOption(meshSpacing, "--mesh-spacing", OptionBounds.meshSpacing, unit: "mm")
+    try checkOption(meshTriangles, "--mesh-triangles", OptionBounds.meshTriangles)
+    try checkOption(voxel, "--voxel", OptionBounds.voxel, unit: "mm")
     if icp && fusionChoice.fusion == .signedDistance { throw ValidationError("--icp works with --fusion voxel-mean only") }
   }
 
@@ -106,6 +103,7 @@ struct ReconstructCommand: ParsableCommand {
       options.fusion.method = fusionChoice.fusion
       options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
+      options.workers = workers.jobs
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       let face = try deidentified.map { _ in try faceRegion(of: result, scan: reader, landmarks: landmarksFile) }
       try AtomicFile.write(PLYFormat.encode(face.map { result.cloud.removingFace($0) } ?? result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
@@ -182,10 +180,13 @@ struct ReconstructCommand: ParsableCommand {
     let written = mesh.transformed(by: headFromWorld, scale: millimetres ? 1000 : 1)
     try written.write(to: path, comment: "headscan reconstruct \(scan): \(frame), \(unit)")
     let t = extraction.topology
+    // Counted again on the mesh as written where the face was removed, or the move to the head
+    // frame or millimetres rounded its positions anew.
+    let pairs = face == nil && written.positions == extraction.mesh.positions ? t.selfIntersectingPairs : MeshIntersections(written).count
     return String(
-      format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, %@ in %@ → %@",
+      format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, self-intersecting pairs: %d, %@ in %@ → %@",
       written.vertexCount, written.triangleCount, 100 * extraction.filledFraction, t.isClosedManifold ? "closed manifold" : "NOT closed",
-      t.eulerCharacteristic, unit, frame, path) + (face == nil ? "" : " (de-identified: the face's triangles removed, open there)")
+      t.eulerCharacteristic, pairs, unit, frame, path) + (face == nil ? "" : " (de-identified: the face's triangles removed, open there)")
   }
 
   /// `--deidentify`: where the face lies, from the landmarks' head frame.

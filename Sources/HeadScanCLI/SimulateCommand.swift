@@ -9,17 +9,11 @@ struct SimulateCommand: ParsableCommand {
     commandName: "simulate",
     abstract: "Render a synthetic scan of an infant head wearing an ArUco cap, with landmarks and truth.",
     discussion: """
-      Writes the scan (a .rgbdscan file, a Record3D .r3d export, or a TUM folder for any other
-      name), and beside it
-      NAME.landmarks.json (docs/formats.md) and NAME.truth.json (exact measures, marker and camera
-      poses, and the conditions rendered under). The same options and seed give the same bytes.
+      Writes the scan (a .rgbdscan file, a Record3D .r3d export, or a TUM folder for any other name), and beside it NAME.landmarks.json (docs/formats.md) and NAME.truth.json (exact measures, marker and camera poses, and the conditions rendered under). The same options and seed give the same bytes.
 
-      --preset default is the simulator's base model; --preset realistic renders a TrueDepth
-      recording as an independent simulator renders it (600 frames, 40 decal stickers of 16 mm with 2 mm margin,
-      σ = 0.4 mm·(z/0.2 m)², dropouts at 72–80° incidence, half the silhouette lost, 3 holes
-      a frame, motion blur in 5 % of frames, 24–39 cm from the surface, fx 587.5–592.5 px,
-      the last 35 % of the frames a pass at ear level).
-      Options given explicitly override the preset. docs/simulator.md has the full model.
+      --preset default is the simulator's base model; --preset realistic renders a TrueDepth recording as an independent simulator renders it (600 frames, 40 decal stickers of 16 mm with 2 mm margin, σ = 0.4 mm·(z/0.2 m)², dropouts at 72–80° incidence, half the silhouette lost, 3 holes a frame, motion blur in 5 % of frames, 24–39 cm from the surface, fx 587.5–592.5 px, the last 35 % of the frames a pass at ear level). Options given explicitly override the preset. docs/simulator.md has the full model.
+
+      Every number must lie within the bounds its help gives (docs/command-line.md, "Option bounds"); outside them, or not a finite number, the command line is refused (exit 64) before anything is written.
 
       Examples:
         headscan simulate out/normal.rgbdscan
@@ -29,178 +23,208 @@ struct SimulateCommand: ParsableCommand {
         headscan simulate out/real.rgbdscan --preset realistic --cvai 9 --focal-error 0.06
       """)
 
+  typealias Limits = SimulationOptions.Bounds
+  typealias HeadLimits = HeadShape.Parameters.Bounds
+  typealias SensorLimits = SensorModel.Bounds
+  typealias PathLimits = CameraPath.Bounds
+
   @Argument(help: "The scan to write: NAME.rgbdscan, NAME.r3d or a folder NAME.")
   var output: String
 
   @Option(help: "Conditions to start from: default or realistic.") var preset: SimulationPreset = .default
-  @Option(help: "Number of frames (default 240; realistic 600).") var frames: Int?
-  @Option(help: "Frames per second.") var fps: Double = 30
-  @Option(help: "Image size WIDTHxHEIGHT, 4:3.") var size: String = "640x480"
-  @Option(help: "Stickers on the cap, ids from 0 (default 30; realistic 40).") var markers: Int?
-  @Option(help: "Printed marker side, mm (default 16).") var markerSide: Double?
-  @Option(help: "White paper around each printed marker, mm (default 20 % of the side; realistic 2).") var markerMargin: Double?
+  @Option(help: "Number of frames, \(optionRange(Limits.frames)) (default 240; realistic 600).") var frames: Int?
+  @Option(help: "Frames per second, \(optionRange(Limits.fps)).") var fps: Double = 30
+  @Option(help: "Image size WIDTHxHEIGHT, 4:3, \(Limits.width.lowerBound)x\(Limits.height.lowerBound) to \(Limits.width.upperBound)x\(Limits.height.upperBound).")
+  var size: String = "640x480"
+  @Option(help: "Stickers on the cap, ids from 0, \(optionRange(Limits.markerCount)) (default 30; realistic 40).") var markers: Int?
+  @Option(help: "Printed marker side, \(optionRange(Limits.markerSide, scale: 1000, unit: "mm")) (default 16).") var markerSide: Double?
+  @Option(help: "White paper around each printed marker, \(optionRange(Limits.markerMargin, scale: 1000, unit: "mm")) (default 20 % of the side; realistic 2).")
+  var markerMargin: Double?
   @Option(help: "How stickers follow the cap: tangent (projected square) or decal (keeps printed lengths along the surface; realistic).")
   var stickerWrap: CapLayout.Wrap?
   @Option(help: "ArUco dictionary of the stickers.") var dictionary: String = "DICT_4X4_50"
-  @Option(help: "Target CVAI, percent.") var cvai: Double = 0
-  @Option(help: "Target cranial index.") var ci: Double = 80
-  @Option(help: "Nominal head length, mm.") var length: Double = 150
+  @Option(help: "Target CVAI, percent, \(optionRange(HeadLimits.cvai)).") var cvai: Double = 0
+  @Option(help: "Target cranial index, \(optionRange(HeadLimits.cranialIndex)).") var ci: Double = 80
+  @Option(help: "Nominal head length, \(optionRange(HeadLimits.length, scale: 1000, unit: "mm")).") var length: Double = 150
   @Option(help: "Flattened back quarter: left or right.") var side: HeadShape.FlattenedQuarter = .right
   @Flag(help: "Leave the ears out (a head whose tragions cannot be found, to see `measure --landmarks auto` refuse).") var noEars = false
   @Flag(help: "Leave the face and nose out (a head whose face is hidden, to see `measure --landmarks auto` refuse).") var noFace = false
-  @Option(help: "Fraction of a full turn the camera covers.") var coverage: Double = 1.1
-  @Option(help: "Mean camera distance from the head centre, m (default 0.30 ± 0.03).") var distance: Double?
-  @Option(help: "Camera distance from the head surface as MIN:MAX, m (swings between them; realistic 0.24:0.39).")
+  @Option(help: "Fraction of a full turn the camera covers, \(optionRange(PathLimits.coverage)).") var coverage: Double = 1.1
+  @Option(help: "Mean camera distance from the head centre, \(optionRange(PathLimits.distance, unit: "m")) (default 0.30 ± 0.03).") var distance: Double?
+  @Option(help: "Camera distance from the head surface as MIN:MAX within \(optionRange(PathLimits.surfaceDistance, unit: "m")) (swings between them; realistic 0.24:0.39).")
   var distanceRange: String?
-  @Option(help: "Slow hand tremor amplitude, mm (default 3).") var tremor: Double?
-  @Option(help: "Fast (8–12 Hz) hand tremor amplitude, mm (default 0; realistic 0.5).") var fineTremor: Double?
-  @Option(help: "Per-pixel depth noise σ at the reference distance, mm (default 0.5; realistic 0.4).") var depthNoise: Double?
-  @Option(help: "Reference distance of --depth-noise, m: σ(z) = σ0·(z/z0)² (default 0.3; realistic 0.2).") var noiseDistance: Double?
-  @Option(help: "Spatially correlated depth noise σ, mm (default 0).") var correlatedNoise: Double?
-  @Option(help: "Correlation length of --correlated-noise, pixels (default 40).") var correlationLength: Double?
-  @Option(help: "σ of a depth offset drawn per frame, mm (default 0).") var frameOffset: Double?
-  @Option(help: "Incidence angles START:END, degrees: depth drops out with a probability ramping from 0 to 1 between them (default 69.5:78.5; realistic 72:80).")
+  @Option(help: "Slow hand tremor amplitude, \(optionRange(PathLimits.tremor, scale: 1000, unit: "mm")) (default 3).") var tremor: Double?
+  @Option(help: "Fast (8–12 Hz) hand tremor amplitude, \(optionRange(PathLimits.fineTremor, scale: 1000, unit: "mm")) (default 0; realistic 0.5).")
+  var fineTremor: Double?
+  @Option(help: "Per-pixel depth noise σ at the reference distance, \(optionRange(SensorLimits.depthNoise, scale: 1000, unit: "mm")) (default 0.5; realistic 0.4).")
+  var depthNoise: Double?
+  @Option(help: "Reference distance of --depth-noise, \(optionRange(SensorLimits.noiseReferenceDepth, unit: "m")): σ(z) = σ0·(z/z0)² (default 0.3; realistic 0.2).")
+  var noiseDistance: Double?
+  @Option(help: "Spatially correlated depth noise σ, \(optionRange(SensorLimits.depthNoise, scale: 1000, unit: "mm")) (default 0).") var correlatedNoise: Double?
+  @Option(help: "Correlation length of --correlated-noise, \(optionRange(SensorLimits.correlationLength, unit: "pixels")) (default 40).")
+  var correlationLength: Double?
+  @Option(help: "σ of a depth offset drawn per frame, \(optionRange(SensorLimits.depthNoise, scale: 1000, unit: "mm")) (default 0).") var frameOffset: Double?
+  @Option(help: "Incidence angles START:END within \(optionRange(OptionBounds.grazing, unit: "degrees")): depth drops out with a probability ramping from 0 to 1 between them (default 69.5:78.5; realistic 72:80).")
   var grazing: String?
-  @Option(help: "Fraction of silhouette and depth-edge pixels losing depth (default 0; realistic 0.5).") var silhouetteLoss: Double?
-  @Option(help: "Mean number of random round depth holes a frame (default 0; realistic 3).") var holes: Double?
-  @Option(help: "Hole diameter range MIN:MAX, pixels (default 2:6).") var holeSize: String?
-  @Option(help: "Fraction of other depth pixels lost at random (default 0.003; realistic 0).") var randomDropout: Double?
-  @Option(help: "Fraction of frames with a motion blur in a random direction (default 0; realistic 0.05).") var motionBlurRate: Double?
-  @Option(help: "Length range MIN:MAX of those blurs, pixels at 640 px (default 3:14).") var motionBlurLength: String?
-  @Option(help: "True focal length, pixels at 640 px, or MIN:MAX drawn with the seed (default 593; realistic 587.5:592.5).")
+  @Option(help: "Fraction of silhouette and depth-edge pixels losing depth, \(optionRange(SensorLimits.fraction)) (default 0; realistic 0.5).")
+  var silhouetteLoss: Double?
+  @Option(help: "Mean number of random round depth holes a frame, \(optionRange(SensorLimits.holesPerFrame)) (default 0; realistic 3).") var holes: Double?
+  @Option(help: "Hole diameter range MIN:MAX within \(optionRange(SensorLimits.holeDiameter, unit: "pixels")) (default 2:6).") var holeSize: String?
+  @Option(help: "Fraction of other depth pixels lost at random, \(optionRange(SensorLimits.fraction)) (default 0.003; realistic 0).") var randomDropout: Double?
+  @Option(help: "Fraction of frames with a motion blur in a random direction, \(optionRange(Limits.motionBlurRate)) (default 0; realistic 0.05).")
+  var motionBlurRate: Double?
+  @Option(help: "Length range MIN:MAX of those blurs within \(optionRange(Limits.motionBlurLength, unit: "pixels")) at 640 px (default 3:14).")
+  var motionBlurLength: String?
+  @Option(help: "True focal length, pixels at 640 px, or MIN:MAX drawn with the seed, within \(optionRange(Limits.focalLength)) (default 593; realistic 587.5:592.5).")
   var focalLength: String?
-  @Option(help: "Relative error of the header's focal length: stated = true·(1 + e); the truth keeps the true one (default 0).")
+  @Option(help: "Relative error of the header's focal length, \(optionRange(Limits.focalError)): stated = true·(1 + e); the truth keeps the true one (default 0).")
   var focalError: Double?
-  @Option(help: "Colour noise σ, grey levels.") var colourNoise: Double = 1.5
+  @Option(help: "Colour noise σ, grey levels, \(optionRange(SensorLimits.colourNoise)).") var colourNoise: Double = 1.5
   @Option(help: "Depth encoding of a stream: float32, float16, disparity32, disparity16.")
   var depthEncoding: RGBDStreamLayout.DepthEncoding = .float32
   @Option(help: "Output format: stream, tum, tum-jpeg or r3d (default from the name: stream for .rgbdscan, r3d for .r3d, else tum).")
   var format: SimulationFormat?
   @Flag(help: "r3d only: also write confidence maps (rgbd/<i>.conf: 2 where there is depth, 0 where not).") var r3dConfidence = false
-  @Option(name: .customLong("lose-marker"), help: "A sticker that falls off, as ID@FRAME (repeatable).")
+  @Option(name: .customLong("lose-marker"), help: "A sticker that falls off, as ID@FRAME, ID \(optionRange(Limits.markerID)), FRAME \(optionRange(Limits.frameIndex)) (repeatable).")
   var lostMarkers: [String] = []
-  @Option(name: .customLong("shake"), help: "A frame blurred by a jerk of the phone, as FRAME or FRAME:PIXELS (horizontal motion blur at 640 px; default 9; repeatable).")
+  @Option(name: .customLong("shake"), help: "A frame blurred by a jerk of the phone, as FRAME or FRAME:PIXELS, FRAME \(optionRange(Limits.frameIndex)), PIXELS \(optionRange(Limits.motionBlurLength)) (horizontal motion blur at 640 px; default 9; repeatable).")
   var shakenFrames: [String] = []
   @Option(help: "Seed of every random choice.") var seed: UInt64 = 1
   @Option(help: "The header's patientID (default simulated-SEED).") var patientId: String?
   @Option(help: "The header's recordedAt, ISO 8601 (default 2026-11-21T10:15:00Z).") var recordedAt: String?
 
+  @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
 
+  /// Checks every number against the simulator's bounds (``SimulationOptions/Bounds`` and its
+  /// kin, converted to the options' units), then the options as a whole as the library will.
   func validate() throws {
-    if let frames { guard frames >= 1 else { throw ValidationError("--frames must be at least 1") } }
-    guard let (w, h) = parsedSize, w >= 64, w * 3 == h * 4 else { throw ValidationError("--size must be WIDTHxHEIGHT in 4:3, at least 64x48") }
-    if let markers { guard markers >= 0, markers <= 250 else { throw ValidationError("--markers must be 0…250") } }
-    if let markerSide { guard markerSide >= 4, markerSide <= 40 else { throw ValidationError("--marker-side must be 4…40 mm") } }
-    if let markerMargin { guard markerMargin >= 0, markerMargin <= 10 else { throw ValidationError("--marker-margin must be 0…10 mm") } }
-    guard cvai >= 0, cvai < 25 else { throw ValidationError("--cvai must be 0…25") }
-    guard ci > 55, ci < 110 else { throw ValidationError("--ci must be between 55 and 110") }
-    guard coverage > 0, coverage <= 2 else { throw ValidationError("--coverage must be in (0, 2]") }
-    if let distance { guard distance >= 0.1, distance <= 1 else { throw ValidationError("--distance must be 0.1…1 m") } }
-    try checkRange(distanceRange, "--distance-range", within: 0.05...1)
-    try checkRange(grazing, "--grazing", within: 0...90)
-    try checkRange(holeSize, "--hole-size", within: 1...50)
-    try checkRange(motionBlurLength, "--motion-blur-length", within: 0...100)
-    try checkRange(focalLength, "--focal-length", within: 100...5000, single: true)
-    try check(tremor, "--tremor", 0...50)
-    try check(fineTremor, "--fine-tremor", 0...20)
-    try check(depthNoise, "--depth-noise", 0...50)
-    try check(noiseDistance, "--noise-distance", 0.05...2)
-    try check(correlatedNoise, "--correlated-noise", 0...50)
-    try check(correlationLength, "--correlation-length", 1...1000)
-    try check(frameOffset, "--frame-offset", 0...50)
-    try check(silhouetteLoss, "--silhouette-loss", 0...1)
-    try check(holes, "--holes", 0...100)
-    try check(randomDropout, "--random-dropout", 0...1)
-    try check(motionBlurRate, "--motion-blur-rate", 0...1)
-    try check(focalError, "--focal-error", -0.5...0.5)
-    for spec in lostMarkers where parseLoss(spec) == nil { throw ValidationError("--lose-marker takes ID@FRAME, got '\(spec)'") }
-    for spec in shakenFrames where parseShake(spec) == nil { throw ValidationError("--shake takes FRAME or FRAME:PIXELS, got '\(spec)'") }
-  }
-
-  func check(_ value: Double?, _ name: String, _ range: ClosedRange<Double>) throws {
-    if let value, !range.contains(value) {
-      throw ValidationError("\(name) must be \(range.lowerBound)…\(range.upperBound)")
+    try checkOption(frames, "--frames", Limits.frames)
+    try checkOption(fps, "--fps", Limits.fps)
+    guard parsedSize != nil else {
+      throw ValidationError(
+        "--size must be WIDTHxHEIGHT in 4:3 within \(Limits.width.lowerBound)x\(Limits.height.lowerBound)…\(Limits.width.upperBound)x\(Limits.height.upperBound), got '\(size)'")
+    }
+    try checkOption(markers, "--markers", Limits.markerCount)
+    try checkOption(markerSide, "--marker-side", Limits.markerSide, scale: 1000, unit: "mm")
+    try checkOption(markerMargin, "--marker-margin", Limits.markerMargin, scale: 1000, unit: "mm")
+    try checkOption(cvai, "--cvai", HeadLimits.cvai)
+    try checkOption(ci, "--ci", HeadLimits.cranialIndex)
+    try checkOption(length, "--length", HeadLimits.length, scale: 1000, unit: "mm")
+    try checkOption(coverage, "--coverage", PathLimits.coverage)
+    try checkOption(distance, "--distance", PathLimits.distance, unit: "m")
+    try checkRangeOption(distanceRange, "--distance-range", PathLimits.surfaceDistance, unit: "m")
+    try checkOption(tremor, "--tremor", PathLimits.tremor, scale: 1000, unit: "mm")
+    try checkOption(fineTremor, "--fine-tremor", PathLimits.fineTremor, scale: 1000, unit: "mm")
+    try checkOption(depthNoise, "--depth-noise", SensorLimits.depthNoise, scale: 1000, unit: "mm")
+    try checkOption(noiseDistance, "--noise-distance", SensorLimits.noiseReferenceDepth, unit: "m")
+    try checkOption(correlatedNoise, "--correlated-noise", SensorLimits.depthNoise, scale: 1000, unit: "mm")
+    try checkOption(correlationLength, "--correlation-length", SensorLimits.correlationLength, unit: "pixels")
+    try checkOption(frameOffset, "--frame-offset", SensorLimits.depthNoise, scale: 1000, unit: "mm")
+    try checkRangeOption(grazing, "--grazing", OptionBounds.grazing, unit: "degrees")
+    try checkOption(silhouetteLoss, "--silhouette-loss", SensorLimits.fraction)
+    try checkOption(holes, "--holes", SensorLimits.holesPerFrame)
+    try checkRangeOption(holeSize, "--hole-size", SensorLimits.holeDiameter, unit: "pixels")
+    try checkOption(randomDropout, "--random-dropout", SensorLimits.fraction)
+    try checkOption(motionBlurRate, "--motion-blur-rate", Limits.motionBlurRate)
+    try checkRangeOption(motionBlurLength, "--motion-blur-length", Limits.motionBlurLength, unit: "pixels")
+    try checkRangeOption(focalLength, "--focal-length", Limits.focalLength, unit: "pixels", single: true)
+    try checkOption(focalError, "--focal-error", Limits.focalError)
+    try checkOption(colourNoise, "--colour-noise", SensorLimits.colourNoise)
+    for spec in lostMarkers where parseLoss(spec) == nil {
+      throw ValidationError("--lose-marker takes ID@FRAME, ID within \(optionRange(Limits.markerID)), FRAME within \(optionRange(Limits.frameIndex)), got '\(spec)'")
+    }
+    for spec in shakenFrames where parseShake(spec) == nil {
+      throw ValidationError(
+        "--shake takes FRAME or FRAME:PIXELS, FRAME within \(optionRange(Limits.frameIndex)), PIXELS within \(optionRange(Limits.motionBlurLength)), got '\(spec)'")
+    }
+    // What the library checks besides: every option together (the same bounds, so this only
+    // catches what the checks above do not name).
+    do {
+      try simulationOptions().validate()
+    } catch {
+      throw ValidationError(error.description)
     }
   }
 
-  /// `MIN:MAX` with MIN ≤ MAX inside `bounds` (or one number when `single`).
-  func parseRange(_ spec: String, single: Bool = false) -> ClosedRange<Double>? {
-    let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
-    if single, parts.count == 1, let value = parts[0], value.isFinite { return value...value }
-    guard parts.count == 2, let low = parts[0], let high = parts[1], low.isFinite, high.isFinite, low <= high else { return nil }
-    return low...high
-  }
-
-  func checkRange(_ spec: String?, _ name: String, within bounds: ClosedRange<Double>, single: Bool = false) throws {
-    guard let spec else { return }
-    guard let range = parseRange(spec, single: single), bounds.contains(range.lowerBound), bounds.contains(range.upperBound) else {
-      let form = single ? "a number or MIN:MAX" : "MIN:MAX"
-      throw ValidationError("\(name) takes \(form) within \(bounds.lowerBound)…\(bounds.upperBound), got '\(spec)'")
-    }
-  }
-
+  /// WIDTH and HEIGHT within the bounds, 4:3; nil otherwise (never an overflow: both are
+  /// checked before they are multiplied).
   var parsedSize: (Int, Int)? {
-    let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-    return parts.count == 2 ? (parts[0], parts[1]) : nil
+    let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+    guard parts.count == 2, let w = parts[0], let h = parts[1], Limits.width.contains(w), Limits.height.contains(h), w * 3 == h * 4 else {
+      return nil
+    }
+    return (w, h)
   }
 
+  /// FRAME or FRAME:PIXELS within the bounds.
   func parseShake(_ spec: String) -> (Int, Double)? {
     let parts = spec.split(separator: ":", omittingEmptySubsequences: false)
-    guard (1...2).contains(parts.count), let frame = Int(parts[0]), frame >= 0 else { return nil }
+    guard (1...2).contains(parts.count), let frame = Int(parts[0]), Limits.frameIndex.contains(frame) else { return nil }
     guard parts.count == 2 else { return (frame, 9) }
-    guard let pixels = Double(parts[1]), pixels >= 0, pixels <= 100 else { return nil }
+    guard let pixels = Double(parts[1]), pixels.isFinite, Limits.motionBlurLength.contains(pixels) else { return nil }
     return (frame, pixels)
   }
 
+  /// ID@FRAME within the bounds.
   func parseLoss(_ spec: String) -> (Int, Int)? {
-    let parts = spec.split(separator: "@").compactMap { Int($0) }
-    return parts.count == 2 && parts[0] >= 0 && parts[1] >= 0 ? (parts[0], parts[1]) : nil
+    let parts = spec.split(separator: "@", omittingEmptySubsequences: false).map { Int($0) }
+    guard parts.count == 2, let id = parts[0], let frame = parts[1], Limits.markerID.contains(id), Limits.frameIndex.contains(frame) else {
+      return nil
+    }
+    return (id, frame)
+  }
+
+  /// The simulator's options from the command line (after ``validate()``'s checks).
+  func simulationOptions() -> SimulationOptions {
+    var options = SimulationOptions(preset: preset)
+    options.workers = workers.jobs
+    options.head = HeadShape.Parameters(length: length / 1000, cranialIndex: ci, cvai: cvai, flattenedSide: side)
+    if noEars { options.head.withoutEars = true }
+    if noFace { options.head.withoutFace = true }
+    if let markers { options.markerCount = markers }
+    if let markerSide { options.markerSide = markerSide / 1000 }
+    if let markerMargin { options.markerMargin = markerMargin / 1000 }
+    if let stickerWrap { options.stickerWrap = stickerWrap }
+    options.dictionary = dictionary
+    if let frames { options.frames = frames }
+    options.fps = fps
+    (options.width, options.height) = parsedSize ?? (640, 480)
+    options.path.coverage = coverage
+    if let distance {
+      options.path.distance = distance
+      options.path.surfaceDistance = nil
+    }
+    if let range = distanceRange.flatMap({ parseNumberRange($0) }) { options.path.surfaceDistance = range }
+    if let tremor { options.path.tremor = tremor / 1000 }
+    if let fineTremor { options.path.fineTremor = fineTremor / 1000 }
+    if let depthNoise { options.sensor.depthNoise = depthNoise / 1000 }
+    if let noiseDistance { options.sensor.noiseReferenceDepth = noiseDistance }
+    if let correlatedNoise { options.sensor.correlatedNoise = correlatedNoise / 1000 }
+    if let correlationLength { options.sensor.correlationLength = correlationLength }
+    if let frameOffset { options.sensor.frameDepthOffset = frameOffset / 1000 }
+    if let range = grazing.flatMap({ parseNumberRange($0) }) { options.sensor.setGrazingIncidence(from: range.lowerBound, to: range.upperBound) }
+    if let silhouetteLoss { options.sensor.silhouetteLoss = silhouetteLoss }
+    if let holes { options.sensor.holesPerFrame = holes }
+    if let range = holeSize.flatMap({ parseNumberRange($0) }) { options.sensor.holeDiameter = range }
+    if let randomDropout { options.sensor.randomDropout = randomDropout }
+    if let motionBlurRate { options.motionBlurRate = motionBlurRate }
+    if let range = motionBlurLength.flatMap({ parseNumberRange($0) }) { options.motionBlurLength = range }
+    if let range = focalLength.flatMap({ parseNumberRange($0, single: true) }) { options.focalLength = range }
+    if let focalError { options.focalError = focalError }
+    options.sensor.colourNoise = colourNoise
+    options.depthEncoding = depthEncoding
+    options.lostMarkers = Dictionary(lostMarkers.compactMap(parseLoss), uniquingKeysWith: min)
+    options.shakenFrames = Dictionary(shakenFrames.compactMap(parseShake), uniquingKeysWith: max)
+    options.seed = seed
+    (options.patientID, options.recordedAt) = (patientId, recordedAt)
+    options.record3DConfidence = r3dConfidence
+    return options
   }
 
   func run() throws {
     try reportingErrors {
-      var options = SimulationOptions(preset: preset)
-      options.head = HeadShape.Parameters(length: length / 1000, cranialIndex: ci, cvai: cvai, flattenedSide: side)
-      if noEars { options.head.withoutEars = true }
-      if noFace { options.head.withoutFace = true }
-      if let markers { options.markerCount = markers }
-      if let markerSide { options.markerSide = markerSide / 1000 }
-      if let markerMargin { options.markerMargin = markerMargin / 1000 }
-      if let stickerWrap { options.stickerWrap = stickerWrap }
-      options.dictionary = dictionary
-      if let frames { options.frames = frames }
-      options.fps = fps
-      (options.width, options.height) = parsedSize ?? (640, 480)
-      options.path.coverage = coverage
-      if let distance {
-        options.path.distance = distance
-        options.path.surfaceDistance = nil
-      }
-      if let range = distanceRange.flatMap({ parseRange($0) }) { options.path.surfaceDistance = range }
-      if let tremor { options.path.tremor = tremor / 1000 }
-      if let fineTremor { options.path.fineTremor = fineTremor / 1000 }
-      if let depthNoise { options.sensor.depthNoise = depthNoise / 1000 }
-      if let noiseDistance { options.sensor.noiseReferenceDepth = noiseDistance }
-      if let correlatedNoise { options.sensor.correlatedNoise = correlatedNoise / 1000 }
-      if let correlationLength { options.sensor.correlationLength = correlationLength }
-      if let frameOffset { options.sensor.frameDepthOffset = frameOffset / 1000 }
-      if let range = grazing.flatMap({ parseRange($0) }) { options.sensor.setGrazingIncidence(from: range.lowerBound, to: range.upperBound) }
-      if let silhouetteLoss { options.sensor.silhouetteLoss = silhouetteLoss }
-      if let holes { options.sensor.holesPerFrame = holes }
-      if let range = holeSize.flatMap({ parseRange($0) }) { options.sensor.holeDiameter = range }
-      if let randomDropout { options.sensor.randomDropout = randomDropout }
-      if let motionBlurRate { options.motionBlurRate = motionBlurRate }
-      if let range = motionBlurLength.flatMap({ parseRange($0) }) { options.motionBlurLength = range }
-      if let range = focalLength.flatMap({ parseRange($0, single: true) }) { options.focalLength = range }
-      if let focalError { options.focalError = focalError }
-      options.sensor.colourNoise = colourNoise
-      options.depthEncoding = depthEncoding
-      options.lostMarkers = Dictionary(lostMarkers.compactMap(parseLoss), uniquingKeysWith: min)
-      options.shakenFrames = Dictionary(shakenFrames.compactMap(parseShake), uniquingKeysWith: max)
-      options.seed = seed
-      (options.patientID, options.recordedAt) = (patientId, recordedAt)
-      options.record3DConfidence = r3dConfidence
+      let options = simulationOptions()
       let chosen = format ?? (output.hasSuffix(".rgbdscan") ? .stream : output.hasSuffix(".r3d") ? .record3D : .tum)
       let progress = ProgressReporter("rendering", total: options.frames, options: global)
       let result = try naming(output) { try simulateScan(options, to: output, format: chosen) { done, _ in progress.update(done) } }

@@ -12,16 +12,16 @@ struct SlurmOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Time limit of one array task, Slurm's format.", valueName: "[d-]hh:mm:ss"))
   var time = "00:10:00"
 
-  @Option(help: "CPUs of one array task.")
+  @Option(help: "CPUs of one array task, \(optionRange(OptionBounds.cpus)).")
   var cpus = 2
 
   @Option(help: ArgumentHelp("Memory of one array task, Slurm's format (e.g. 4G, 1500M).", valueName: "size"))
   var mem = "4G"
 
-  @Option(help: ArgumentHelp("Array tasks running at once (default: as many as Slurm allows).", valueName: "n"))
+  @Option(help: ArgumentHelp("Array tasks running at once, \(optionRange(OptionBounds.maxParallel)) (default: as many as Slurm allows).", valueName: "n"))
   var maxParallel: Int?
 
-  @Option(help: ArgumentHelp("Scans measured one after the other by one array task.", valueName: "n"))
+  @Option(help: ArgumentHelp("Scans measured one after the other by one array task, \(optionRange(OptionBounds.scansPerTask)).", valueName: "n"))
   var scansPerTask = 1
 
   @Option(
@@ -47,6 +47,9 @@ struct SlurmOptions: ParsableArguments {
   var isUsed: Bool { slurm || collect != nil }
 
   func validate() throws {
+    try checkOption(cpus, "--cpus", OptionBounds.cpus)
+    try checkOption(maxParallel, "--max-parallel", OptionBounds.maxParallel)
+    try checkOption(scansPerTask, "--scans-per-task", OptionBounds.scansPerTask)
     if slurm && collect != nil { throw ValidationError("--slurm submits and --collect merges: give one of them") }
     if !only.isEmpty && isUsed { throw ValidationError("--only is for the tasks of a --slurm batch") }
     guard slurm else {
@@ -57,9 +60,6 @@ struct SlurmOptions: ParsableArguments {
       if let first = given.first { throw ValidationError("\(first) needs --slurm") }
       return
     }
-    if cpus < 1 { throw ValidationError("--cpus must be at least 1") }
-    if scansPerTask < 1 { throw ValidationError("--scans-per-task must be at least 1") }
-    if let maxParallel, maxParallel < 1 { throw ValidationError("--max-parallel must be at least 1") }
     if time.isEmpty || !(time.allSatisfy({ $0.isNumber || $0 == ":" || $0 == "-" }) || ["UNLIMITED", "INFINITE"].contains(time)) {
       throw ValidationError("--time must be Slurm's [days-]hours:minutes:seconds, e.g. 00:10:00, not '\(time)'")
     }

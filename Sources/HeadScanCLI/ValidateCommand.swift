@@ -11,10 +11,7 @@ struct ValidateCommand: ParsableCommand {
     commandName: "validate",
     abstract: "Compare measure reports with calliper measurements: Bland–Altman agreement, r, ICC, severity κ.",
     discussion: """
-      CALLIPER.csv has a header row and one row per scan: scan,diagonalA,diagonalB required;
-      length,width,circumference optional (mm). `scan` matches a report's file name without .json
-      in the reports folder. Differences are report minus calliper. CVAI, CVA and CI on the calliper
-      side are derived from its diagonals, length and width as docs/head-frame-and-measures.md defines them.
+      CALLIPER.csv has a header row and one row per scan: scan,diagonalA,diagonalB required; length,width,circumference optional (mm). `scan` matches a report's file name without .json in the reports folder. Differences are report minus calliper. CVAI, CVA and CI on the calliper side are derived from its diagonals, length and width as docs/head-frame-and-measures.md defines them.
 
       Examples:
         headscan validate calliper.csv --reports reports
@@ -94,8 +91,7 @@ struct SimulateCalliperCommand: ParsableCommand {
     commandName: "simulate-calliper",
     abstract: "Write a calliper-like CSV from measure reports: each value minus a known bias plus noise.",
     discussion: """
-      For checking `validate` on data whose answer is known: validate should find the bias
-      (report − calliper = +BIAS) inside its 95 % confidence interval.
+      For checking `validate` on data whose answer is known: validate should find the bias (report − calliper = +BIAS) inside its 95 % confidence interval.
 
       Examples:
         headscan simulate-calliper --reports reports -o calliper.csv --bias 1.5 --noise 1.0
@@ -108,10 +104,10 @@ struct SimulateCalliperCommand: ParsableCommand {
   @Option(name: .shortAndLong, help: "The CSV to write.")
   var output: String
 
-  @Option(help: "Subtracted from every report value, mm.")
+  @Option(help: "Subtracted from every report value, \(optionRange(OptionBounds.calliperBias, unit: "mm")).")
   var bias: Double = 1.5
 
-  @Option(help: "SD of the Gaussian noise added, mm.")
+  @Option(help: "SD of the Gaussian noise added, \(optionRange(OptionBounds.calliperNoise, unit: "mm")).")
   var noise: Double = 1.0
 
   @Option(help: "Seed of the noise.")
@@ -120,7 +116,8 @@ struct SimulateCalliperCommand: ParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
-    guard noise >= 0, noise.isFinite, bias.isFinite else { throw ValidationError("--noise must be ≥ 0 and --bias finite") }
+    try checkOption(bias, "--bias", OptionBounds.calliperBias, unit: "mm")
+    try checkOption(noise, "--noise", OptionBounds.calliperNoise, unit: "mm")
   }
 
   func run() throws {

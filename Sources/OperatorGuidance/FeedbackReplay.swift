@@ -6,13 +6,14 @@ import _HeadScanSupport
 /// Replays the guidance over a whole scan (markers detected with OpenCV's defaults).
 /// - Parameters:
 ///   - milestones: when progress is announced (default every 25 %).
+///   - workers: worker threads (`nil`: one a core this process may use).
 ///   - progress: called with (frames done, total) while the frames are detected.
 /// - Throws: `ScanIOError` or `ArucoError`.
 public func replayFeedback(
-  in scan: any ScanReader, milestones: ProgressMilestones = .everyQuarter, progress: ((Int, Int) -> Void)? = nil
+  in scan: any ScanReader, milestones: ProgressMilestones = .everyQuarter, workers: Int? = nil, progress: ((Int, Int) -> Void)? = nil
 ) throws -> [FrameFeedback] {
   let detector = try MarkerDetector(dictionary: scan.header.markers.dictionary)
-  let sightings = try sightingsOfMarkers(in: scan, detector: detector, progress: progress)
+  let sightings = try sightingsOfMarkers(in: scan, detector: detector, workers: workers, progress: progress)
   var tracker = FeedbackTracker(
     capMarkerCount: scan.header.capMarkerCount, imageWidth: scan.header.colorWidth, imageHeight: scan.header.colorHeight,
     milestones: milestones)
@@ -20,11 +21,11 @@ public func replayFeedback(
 }
 
 /// Markers of every frame with whether a corner pixel lacks depth.
-func sightingsOfMarkers(in scan: any ScanReader, detector: MarkerDetector, progress: ((Int, Int) -> Void)?) throws -> [[FeedbackTracker.Sighting]] {
+func sightingsOfMarkers(in scan: any ScanReader, detector: MarkerDetector, workers: Int? = nil, progress: ((Int, Int) -> Void)?) throws -> [[FeedbackTracker.Sighting]] {
   let cap = scan.header.capMarkerCount
   var out: [[FeedbackTracker.Sighting]] = []
   try forEachInParallelBatches(
-    Array(0..<scan.frameCount),
+    Array(0..<scan.frameCount), workers: workers,
     work: { index in
       let frame = try scan.frame(at: index)
       let found = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)

@@ -68,12 +68,18 @@ public struct Rotation3: Sendable, Hashable, Codable {
     if theta < 1e-12 { return .zero }
     let axis = SIMD3(r2.y - r1.z, r0.z - r2.x, r1.x - r0.y)
     if theta < .pi - 1e-6 { return axis / (2 * sin(theta)) * theta }
-    // Near π: the axis from the symmetric part.
-    let diag = SIMD3(r0.x, r1.y, r2.z)
-    var a = SIMD3((diag.x + 1) / 2, (diag.y + 1) / 2, (diag.z + 1) / 2).squareRootClamped
-    if r0.y < 0 { a.y = -a.y }
-    if r0.z < 0 { a.z = -a.z }
-    return a / a.length * theta
+    // Near π the antisymmetric part vanishes: the axis comes from the symmetric part,
+    // (R + Rᵀ)/2 = cos θ·I + (1 − cos θ)·a aᵀ, as the column of a aᵀ with the largest diagonal
+    // entry (the best conditioned), its sign from what is left of the antisymmetric part.
+    let c = cos(theta), scale = 1 / (1 - c)
+    let outer = (
+      SIMD3((r0.x - c) * scale, (r0.y + r1.x) / 2 * scale, (r0.z + r2.x) / 2 * scale),
+      SIMD3((r1.x + r0.y) / 2 * scale, (r1.y - c) * scale, (r1.z + r2.y) / 2 * scale),
+      SIMD3((r2.x + r0.z) / 2 * scale, (r2.y + r1.z) / 2 * scale, (r2.z - c) * scale))
+    let column = outer.0.x >= outer.1.y && outer.0.x >= outer.2.z ? outer.0 : (outer.1.y >= outer.2.z ? outer.1 : outer.2)
+    var a = column / column.length
+    if (a * axis).sum() < 0 { a = -a }
+    return a * theta
   }
 
   @inlinable
@@ -107,7 +113,4 @@ extension SIMD3 where Scalar == Double {
   @inlinable public func dot(_ o: SIMD3<Double>) -> Double { (self * o).sum() }
   /// This vector scaled to length 1.
   @inlinable public var normalized: SIMD3<Double> { self / length }
-  fileprivate var squareRootClamped: SIMD3<Double> {
-    SIMD3(Swift.max(0, x).squareRoot(), Swift.max(0, y).squareRoot(), Swift.max(0, z).squareRoot())
-  }
 }

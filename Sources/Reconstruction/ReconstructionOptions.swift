@@ -38,6 +38,19 @@ public struct ReconstructionOptions: Sendable, Hashable {
   public var intrinsicsCheck = IntrinsicsCheckOptions.default
 
   /// The defaults.
+  /// Worker threads of every parallel stage (observation, focal-length check, fusion,
+  /// cleaning); `nil` (the default): one a core this process may use. Peak memory does not grow
+  /// with it beyond one frame's working buffers a worker, and the result does not depend on it.
+  public var workers: Int? {
+    get { observation.workers }
+    set {
+      observation.workers = newValue
+      intrinsicsCheck.workers = newValue
+      fusion.workers = newValue
+      cleaning.workers = newValue
+    }
+  }
+
   public static let `default` = ReconstructionOptions()
 
   public init() {}

@@ -40,6 +40,16 @@ public struct CapLayout: Sendable, Hashable {
     case decal
   }
 
+  /// The bounds of the layout's parameters (the options' ``SimulationOptions/Bounds``).
+  public enum Bounds {
+    /// Stickers on the cap.
+    public static let count = SimulationOptions.Bounds.markerCount
+    /// Printed side, metres.
+    public static let sideLength = SimulationOptions.Bounds.markerSide
+    /// White paper on each edge as a fraction of the side: the options' widest margin on their smallest side.
+    public static let margin = 0.0...(SimulationOptions.Bounds.markerMargin.upperBound / SimulationOptions.Bounds.markerSide.lowerBound)
+  }
+
   /// ArUco dictionary name.
   public var dictionary: String
   /// Printed side, black border included, metres.
@@ -69,11 +79,15 @@ public struct CapLayout: Sendable, Hashable {
   /// - Parameters:
   ///   - margin: white paper on each edge, as a fraction of `sideLength`.
   ///   - wrap: how the print follows the surface.
-  /// - Throws: ``PlacementError`` when a sticker's corner misses the surface.
+  /// - Throws: ``SimulationError`` for a count, side or margin outside ``Bounds``;
+  ///   ``PlacementError`` when a sticker's corner misses the surface.
   public init(
     head: HeadShape, count: Int, sideLength: Double = 0.016, margin: Double = 0.2, wrap: Wrap = .tangentProjection,
     dictionary: String = "DICT_4X4_50", seed: UInt64
   ) throws {
+    try check(count, within: Bounds.count, "markerCount")
+    try check(sideLength, within: Bounds.sideLength, "markerSide")
+    try check(margin, within: Bounds.margin, "margin")
     self.dictionary = dictionary
     self.sideLength = sideLength
     self.margin = margin

@@ -152,8 +152,14 @@ struct FrameRenderer: Sendable {
               let u0 = fx * p0.x / p0.z + cx, w0 = fy * p0.y / p0.z + cy
               let u1 = fx * p1.x / p1.z + cx, w1 = fy * p1.y / p1.z + cy
               let u2 = fx * p2.x / p2.z + cx, w2 = fy * p2.y / p2.z + cy
-              let minX = max(0, Int(min(u0, u1, u2).rounded(.up))), maxX = min(width - 1, Int(max(u0, u1, u2).rounded(.down)))
-              let minY = max(0, Int(min(w0, w1, w2).rounded(.up))), maxY = min(height - 1, Int(max(w0, w1, w2).rounded(.down)))
+              let uLow = min(u0, u1, u2), uHigh = max(u0, u1, u2), wLow = min(w0, w1, w2), wHigh = max(w0, w1, w2)
+              // Off the image, or not a number (a degenerate pose): nothing to draw, and nothing
+              // converted to Int out of its range.
+              guard uLow < Double(width), uHigh >= 0, wLow < Double(height), wHigh >= 0,
+                u0.isFinite, u1.isFinite, u2.isFinite, w0.isFinite, w1.isFinite, w2.isFinite
+              else { continue }
+              let minX = Int(max(0, uLow).rounded(.up)), maxX = Int(min(Double(width - 1), uHigh).rounded(.down))
+              let minY = Int(max(0, wLow).rounded(.up)), maxY = Int(min(Double(height - 1), wHigh).rounded(.down))
               if minX > maxX || minY > maxY { continue }
               let area = (u1 - u0) * (w2 - w0) - (u2 - u0) * (w1 - w0)
               if abs(area) < 1e-12 { continue }

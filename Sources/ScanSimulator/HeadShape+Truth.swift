@@ -21,31 +21,63 @@ public struct HeadTruth: Sendable, Hashable, Codable {
 }
 
 extension HeadShape {
+  /// Builds the head whose clinical CI and CVAI hit the parameters' targets, for parameters known
+  /// to be within ``Parameters/Bounds`` (literals in code and tests).
+  ///
+  /// Parameters from a user or a file go through ``init(validating:)``, which throws; this
+  /// initialiser stops the program with the same one-line message.
+  public init(solving parameters: Parameters) {
+    do {
+      self = try HeadShape(validating: parameters)
+    } catch {
+      preconditionFailure(error.description)
+    }
+  }
+
   /// Builds the head whose clinical CI and CVAI hit the parameters' targets.
   ///
   /// Semi-axes start from the nominal length and CI; the flattening depth is
   /// found by bisection on CVAI and the width re-scaled on CI, alternately,
   /// until both agree to 1e-4.
-  public init(solving parameters: Parameters) {
-    precondition(parameters.cvai >= 0 && parameters.cvai < 25, "CVAI target must be in 0..<25")
-    precondition(parameters.cranialIndex > 55 && parameters.cranialIndex < 110, "CI target must be in 55...110")
+  /// - Throws: ``SimulationError`` for a parameter outside ``Parameters/Bounds`` (NaN and ±∞
+  ///   included), or a target the shape cannot reach.
+  public init(validating parameters: Parameters) throws(SimulationError) {
+    try parameters.validate()
     let a = parameters.length / 2
     var b = a * parameters.cranialIndex / 100
     var f = 0.0
+    var reached: HeadShapeMeasures?
     for _ in 0..<6 {
       if parameters.cvai > 0 {
         var low = 0.0, high = 0.4
         for _ in 0..<50 {
           f = (low + high) / 2
-          let m = HeadShape(parameters: parameters, semiAxisX: a, semiAxisY: b, flattening: f).quickMeasures()
+          let m = try HeadShape(parameters: parameters, semiAxisX: a, semiAxisY: b, flattening: f).quickMeasures()
           if m.cvai < parameters.cvai { low = f } else { high = f }
         }
       }
-      let m = HeadShape(parameters: parameters, semiAxisX: a, semiAxisY: b, flattening: f).quickMeasures()
+      let m = try HeadShape(parameters: parameters, semiAxisX: a, semiAxisY: b, flattening: f).quickMeasures()
       b *= parameters.cranialIndex / m.ci
-      if abs(m.ci - parameters.cranialIndex) < 1e-4 && abs(m.cvai - parameters.cvai) < 1e-4 { break }
+      if abs(m.ci - parameters.cranialIndex) < 1e-4 && abs(m.cvai - parameters.cvai) < 1e-4 {
+        reached = m
+        break
+      }
     }
-    self.init(parameters: parameters, semiAxisX: a, semiAxisY: b, flattening: f)
+    let head = try HeadShape(parameters: parameters, semiAxisX: a, semiAxisY: b, flattening: f)
+    if reached == nil {
+      // Not converged in six rounds: the targets must still be met to the truth's 0.01.
+      let m = try head.quickMeasures()
+      guard abs(m.cvai - parameters.cvai) < 0.01 else {
+        throw SimulationError(
+          parameter: "head.cvai",
+          problem: String(format: "%g is out of reach at CI %g: the deepest flattening gives %.2f", parameters.cvai, parameters.cranialIndex, m.cvai))
+      }
+      guard abs(m.ci - parameters.cranialIndex) < 0.01 else {
+        throw SimulationError(
+          parameter: "head.cranialIndex", problem: String(format: "%g is out of reach: the solved head has %.2f", parameters.cranialIndex, m.ci))
+      }
+    }
+    self = head
   }
 
   /// The landmarks: nasion straight ahead in the ears' plane, which is the midline
@@ -76,20 +108,15 @@ extension HeadShape {
       nasion: nasion, noseTip: noseTip, leftEar: ear((Double.pi / 3, Double.pi)), rightEar: ear((-Double.pi / 3, -Double.pi)))
   }
 
-  /// The clinical head frame from ``landmarks`` (its `headFromWorld` maps model → clinical).
-  public var clinicalFrame: HeadFrame {
-    let l = landmarks
-    // The landmarks of a valid head always make a frame.
-    return try! HeadFrame(nasion: l.nasion, noseTip: l.noseTip, leftEar: l.leftEar, rightEar: l.rightEar)
-  }
-
   /// The exact contour at clinical height `height` (metres) in clinical layer coordinates, millimetres.
+  /// `samples` points, at least 3 (fewer are taken as 3).
   public func layerContour(height: Double, frame: HeadFrame, samples: Int = 7200) -> LayerContour {
     let modelFromHead = frame.worldFromHead
     // The clinical z axis is the model's (nasion and tragions share z = 0): slice the model at the same height.
     let planeHeight = modelFromHead.apply(SIMD3(0, 0, height)).z
-    let points = (0..<samples).map { k -> SIMD2<Double> in
-      let phi = Double(k) / Double(samples) * 2 * .pi
+    let count = max(3, samples)
+    let points = (0..<count).map { k -> SIMD2<Double> in
+      let phi = Double(k) / Double(count) * 2 * .pi
       let p = frame.headFromWorld.apply(surfacePoint(z: planeHeight, phi: phi))
       return SIMD2(p.x, p.y) * 1000
     }
@@ -97,18 +124,38 @@ extension HeadShape {
   }
 
   /// CI and CVAI at the widest layer, coarse sampling (for the solver).
-  func quickMeasures() -> HeadShapeMeasures {
-    HeadShapeMeasures(contour: layerContour(height: parameters.measurementHeight, frame: clinicalFrame, samples: 1440))!
+  /// - Throws: ``SimulationError`` when the layer is no star-shaped outline (a degenerate head).
+  func quickMeasures() throws(SimulationError) -> HeadShapeMeasures {
+    guard let m = HeadShapeMeasures(contour: layerContour(height: parameters.measurementHeight, frame: clinicalFrame, samples: 1440)) else {
+      throw SimulationError(parameter: "head", problem: "has no measurable outline at its widest layer")
+    }
+    return m
   }
 
+  /// The layer spacings ``truth(layerSpacing:)`` takes, metres.
+  public static let truthLayerSpacing = 0.0001...0.005
+
   /// The clinical measures on the exact surface: 1 mm layers, parabola-fitted ML, chords at h*.
-  public func truth(layerSpacing: Double = 0.001) -> HeadTruth {
+  public func truth() -> HeadTruth { exactTruth(layerSpacing: 0.001) }
+
+  /// The clinical measures on the exact surface with layers `layerSpacing` metres apart.
+  /// - Throws: ``SimulationError`` for a spacing outside ``truthLayerSpacing``.
+  public func truth(layerSpacing: Double) throws(SimulationError) -> HeadTruth {
+    try check(layerSpacing, within: Self.truthLayerSpacing, "layerSpacing")
+    return exactTruth(layerSpacing: layerSpacing)
+  }
+
+  private func exactTruth(layerSpacing: Double) -> HeadTruth {
     let frame = clinicalFrame
     let top = Int(((vertexHeight - 0.0005) / layerSpacing).rounded(.down))
     let heights = (0...top).map { Double($0) * layerSpacing }
     let perimeters = heights.map { layerContour(height: $0, frame: frame, samples: 3600).perimeter }
     let level = MeasurementLevel(heights: heights.map { $0 * 1000 }, perimeters: perimeters)
-    let m = HeadShapeMeasures(contour: layerContour(height: level.height / 1000, frame: frame))!
+    // Every head the initialisers build measures at its widest layer (``quickMeasures()``); the
+    // level h* lies within its band of scaled copies of that outline.
+    guard let m = HeadShapeMeasures(contour: layerContour(height: level.height / 1000, frame: frame)) else {
+      preconditionFailure("the exact contour at h* of a solved head has no chords")
+    }
     return HeadTruth(
       cvai: m.cvai, cvaiShorter: m.cvaiShorter, cva: m.cva, diagonalA: m.diagonalA, diagonalB: m.diagonalB,
       ci: m.ci, length: m.length, width: m.width, circumference: m.circumference,

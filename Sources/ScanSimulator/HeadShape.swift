@@ -1,3 +1,4 @@
+import CVAI
 import Foundation
 import PointCloud
 
@@ -53,6 +54,28 @@ public struct HeadShape: Sendable, Hashable {
       self.cvai = cvai
       self.flattenedSide = flattenedSide
     }
+
+    enum CodingKeys: String, CodingKey {
+      case length, cranialIndex, cvai, flattenedSide, measurementHeight, vaultHeight, flankHeight, vaultOffset, withoutEars, withoutFace
+    }
+
+    /// Reads parameters (a truth file's `parameters`) and checks them against ``Bounds``, so a
+    /// head solved from a file cannot stop the program.
+    /// - Throws: `DecodingError`, or ``SimulationError`` for a parameter out of bounds.
+    public init(from decoder: any Decoder) throws {
+      let c = try decoder.container(keyedBy: CodingKeys.self)
+      length = try c.decode(Double.self, forKey: .length)
+      cranialIndex = try c.decode(Double.self, forKey: .cranialIndex)
+      cvai = try c.decode(Double.self, forKey: .cvai)
+      flattenedSide = try c.decode(FlattenedQuarter.self, forKey: .flattenedSide)
+      measurementHeight = try c.decode(Double.self, forKey: .measurementHeight)
+      vaultHeight = try c.decode(Double.self, forKey: .vaultHeight)
+      flankHeight = try c.decode(Double.self, forKey: .flankHeight)
+      vaultOffset = try c.decode(Double.self, forKey: .vaultOffset)
+      withoutEars = try c.decodeIfPresent(Bool.self, forKey: .withoutEars)
+      withoutFace = try c.decodeIfPresent(Bool.self, forKey: .withoutFace)
+      try validate()
+    }
   }
 
   /// The back quarter that is flattened.
@@ -72,6 +95,9 @@ public struct HeadShape: Sendable, Hashable {
   /// at z = 0 cancels the forehead's and the face's, so the midline profile is deepest
   /// there (about 1 mm; see ``noseRoot(backgroundSlope:)``).
   public let noseRoot: Double
+  /// The clinical head frame from ``landmarks`` (its `headFromWorld` maps model → clinical),
+  /// built and checked with the head.
+  public let clinicalFrame: HeadFrame
 
   /// Layers at or below this height may carry face, nose or ear bumps, metres.
   public static let bumpCeiling = 0.008
@@ -85,20 +111,41 @@ public struct HeadShape: Sendable, Hashable {
   static let noseLength = 0.024
 
   /// A head with explicit outline values (used by the solver and tests).
-  /// The nose's root is placed for these values (``noseRoot(backgroundSlope:)``).
-  init(parameters: Parameters, semiAxisX: Double, semiAxisY: Double, flattening: Double) {
-    let draft = HeadShape(parameters: parameters, semiAxisX: semiAxisX, semiAxisY: semiAxisY, flattening: flattening, noseRoot: 0)
+  /// The nose's root is placed for these values (``noseRoot(backgroundSlope:)``), and the
+  /// clinical frame built from the landmarks.
+  /// - Throws: ``SimulationError`` when the landmarks make no head frame (a degenerate outline).
+  init(parameters: Parameters, semiAxisX: Double, semiAxisY: Double, flattening: Double) throws(SimulationError) {
+    // Drafts for the nose's root and the landmarks carry a stand-in frame they never use.
+    let standIn = try Self.frame(nasion: [1, 0, 0], noseTip: [1, 0, -1], leftEar: [0, 1, 0], rightEar: [0, -1, 0])
+    let draft = HeadShape(
+      parameters: parameters, semiAxisX: semiAxisX, semiAxisY: semiAxisY, flattening: flattening, noseRoot: 0, clinicalFrame: standIn)
+    let root = Self.noseRoot(backgroundSlope: draft.midlineSlopeWithoutNose)
+    let shaped = HeadShape(
+      parameters: parameters, semiAxisX: semiAxisX, semiAxisY: semiAxisY, flattening: flattening, noseRoot: root, clinicalFrame: standIn)
+    let l = shaped.landmarks
     self.init(
-      parameters: parameters, semiAxisX: semiAxisX, semiAxisY: semiAxisY, flattening: flattening,
-      noseRoot: Self.noseRoot(backgroundSlope: draft.midlineSlopeWithoutNose))
+      parameters: parameters, semiAxisX: semiAxisX, semiAxisY: semiAxisY, flattening: flattening, noseRoot: root,
+      clinicalFrame: try Self.frame(nasion: l.nasion, noseTip: l.noseTip, leftEar: l.leftEar, rightEar: l.rightEar))
   }
 
-  private init(parameters: Parameters, semiAxisX: Double, semiAxisY: Double, flattening: Double, noseRoot: Double) {
+  private init(parameters: Parameters, semiAxisX: Double, semiAxisY: Double, flattening: Double, noseRoot: Double, clinicalFrame: HeadFrame) {
     self.parameters = parameters
     self.semiAxisX = semiAxisX
     self.semiAxisY = semiAxisY
     self.flattening = flattening
     self.noseRoot = noseRoot
+    self.clinicalFrame = clinicalFrame
+  }
+
+  /// The head frame of four landmarks, or a ``SimulationError`` saying why they make none.
+  private static func frame(
+    nasion: SIMD3<Double>, noseTip: SIMD3<Double>, leftEar: SIMD3<Double>, rightEar: SIMD3<Double>
+  ) throws(SimulationError) -> HeadFrame {
+    do {
+      return try HeadFrame(nasion: nasion, noseTip: noseTip, leftEar: leftEar, rightEar: rightEar)
+    } catch {
+      throw SimulationError(parameter: "head", problem: "gives no clinical head frame: \(error)")
+    }
   }
 
   /// d/dz of the midline radius (φ = 0) at z = 0 without the nose: the forehead receding

@@ -62,6 +62,9 @@ public struct SimulationOptions: Sendable, Hashable {
   /// TrueDepth-like colour camera at 640 × 480 (scaled to other sizes).
   public static let baseIntrinsics = CameraIntrinsics(fx: 593, fy: 593, cx: 319.5, cy: 239.5, width: 640, height: 480)
 
+  /// Worker threads (`nil`: one a core this process may use). The scan does not depend on it.
+  public var workers: Int?
+
   public init() {}
 
   /// The options of `preset` (``SimulationPreset/default`` is ``init()``).
@@ -169,15 +172,16 @@ public struct SimulationResult: Sendable {
 ///   - path: the scan to write (a `.rgbdscan` file or a folder); companions go beside it.
 ///   - format: stream or TUM folder.
 ///   - progress: called after each written frame with (done, total).
-/// - Throws: `ScanIOError` when writing fails; `ArucoError` for an unknown dictionary;
+/// - Throws: ``SimulationError`` for an option outside its bounds (``SimulationOptions/validate()``,
+///   checked before anything is written) or a head the solver cannot build; `ScanIOError` when
+///   writing fails; `ArucoError` for an unknown dictionary or more stickers than it has;
 ///   ``CapLayout/PlacementError`` for a sticker far too large for the cap.
 public func simulateScan(
   _ options: SimulationOptions, to path: String, format: SimulationFormat,
   progress: ((Int, Int) -> Void)? = nil
 ) throws -> SimulationResult {
-  precondition(options.frames > 0, "a scan needs at least one frame")
-  precondition(options.width * 3 == options.height * 4, "images must be 4:3 like the TrueDepth camera")
-  let head = HeadShape(solving: options.head)
+  try options.validate()
+  let head = try HeadShape(validating: options.head)
   let margin = options.markerMargin.map { $0 / options.markerSide } ?? 0.2
   let layout = try CapLayout(
     head: head, count: options.markerCount, sideLength: options.markerSide, margin: margin, wrap: options.stickerWrap,
@@ -241,7 +245,7 @@ public func simulateScan(
   var best: [String: (frame: Int, u: Double, v: Double, score: Double)] = [:]
   var cameras: [SimulationTruth.Camera] = []
   try forEachInParallelBatches(
-    Array(0..<options.frames),
+    Array(0..<options.frames), workers: options.workers,
     work: { i in
       let frameSeed = options.seed &+ UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15
       let shake = (options.shakenFrames[i] ?? 0) * Double(options.width) / 640

@@ -220,6 +220,14 @@ gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double
   });
 }
 
+void gs_return_large_blocks(size_t threshold) {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, (int)threshold);
+#else
+  (void)threshold;
+#endif
+}
+
 void gs_release_freed_memory(void) {
 #if defined(__GLIBC__)
   malloc_trim(0);

@@ -1,37 +1,56 @@
 import Dispatch
 import Foundation
 
+/// The cores this process may run on: the CPUs of its affinity mask (what `taskset` or a
+/// cluster's scheduler grants; Linux's `Cpus_allowed` in `/proc/self/status`), at most the
+/// machine's active cores, at least 1.
+package let coresAvailable: Int = {
+  let active = max(1, ProcessInfo.processInfo.activeProcessorCount)
+  guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
+  else { return active }
+  let allowed = line.dropFirst("Cpus_allowed:".count).reduce(0) { count, digit in count + (digit.hexDigitValue?.nonzeroBitCount ?? 0) }
+  return min(active, max(1, allowed))
+}()
+
+/// The worker threads of a parallel stage: `requested` (at least 1) or, when `nil`, one a core
+/// this process may use (``coresAvailable``).
+package func workerCount(_ requested: Int?) -> Int { max(1, requested ?? coresAvailable) }
+
+/// The most results a parallel stage holds while the consumer catches up, with up to this many
+/// workers: what bounds its memory, whatever the worker count. With more workers it is one a worker.
+package let resultsInFlight = 16
+
 /// Runs `work` on `items` in parallel and hands each result to `consume` on the calling thread,
 /// in item order, whatever the thread timing.
 ///
-/// One worker a core takes the next item as soon as it is free, while the calling thread
+/// `workers` threads take the next item as soon as they are free, while the calling thread
 /// consumes finished results in order, so a serial `consume` overlaps with the parallel work
-/// and no core waits for the slowest item of a batch. Workers stay at most two batches
-/// (2 × 2 × cores items) ahead of the consumer: memory holds that many results at most.
+/// and no worker waits for the slowest item of a batch. Workers stay at most
+/// max(``resultsInFlight``, workers) items ahead of the consumer: memory holds that many results
+/// at most, the same for 1 worker as for 16.
 /// - Parameters:
 ///   - items: what to work on, in order.
+///   - workers: worker threads (``workerCount(_:)``: `nil` is one a core this process may use).
 ///   - work: called concurrently, once an item.
 ///   - consume: called on the calling thread with each result, in item order.
-///   - progress: called on the calling thread after each batch (2 × cores items) and after the
-///     last item, with (items consumed, items).
+///   - progress: called on the calling thread after each batch (2 × workers items, at least 2)
+///     and after the last item, with (items consumed, items).
 /// - Throws: the first error in item order (from `work` or `consume`), after the items in
 ///   flight have finished.
 package func forEachInParallelBatches<Item: Sendable, Value: Sendable>(
-  _ items: [Item], work: @escaping @Sendable (Item) throws -> Value, consume: (Value) throws -> Void,
-  progress: (Int, Int) -> Void = { _, _ in }
+  _ items: [Item], workers requested: Int? = nil, work: @escaping @Sendable (Item) throws -> Value,
+  consume: (Value) throws -> Void, progress: (Int, Int) -> Void = { _, _ in }
 ) throws {
-  let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-  let batch = max(2, cores * 2)
-  let pipeline = OrderedResults<Value>(count: items.count, window: 2 * batch)
-  let workers = DispatchGroup()
-  for _ in 0..<min(cores, items.count) {
-    DispatchQueue.global().async(group: workers) {
-      while let index = pipeline.nextIndex() { pipeline.store(Result { try work(items[index]) }, at: index) }
-    }
+  let workers = workerCount(requested)
+  let batch = max(2, workers * 2)
+  let pipeline = OrderedResults<Value>(count: items.count, window: max(resultsInFlight, workers))
+  let threads = WorkerThreads(min(workers, items.count)) {
+    while let index = pipeline.nextIndex() { pipeline.store(Result { try work(items[index]) }, at: index) }
   }
   defer {
     pipeline.stop()
-    workers.wait()
+    threads.wait()
   }
   for index in items.indices {
     try consume(pipeline.take(index).get())
@@ -39,7 +58,39 @@ package func forEachInParallelBatches<Item: Sendable, Value: Sendable>(
   }
 }
 
-/// The results of ``forEachInParallelBatches(_:work:consume:progress:)``: indices handed to
+/// `count` threads of their own running one body each (not the shared dispatch pool, which
+/// runs no more CPU-bound blocks at once than there are cores): a worker count above the cores
+/// gets its threads. Their stacks are 8 MiB, as the main thread's.
+package final class WorkerThreads: @unchecked Sendable {
+  // `running` is read and written only with `condition` locked.
+  private let condition = NSCondition()
+  private var running: Int
+
+  /// Starts `count` threads, each running `body` once.
+  package init(_ count: Int, _ body: @escaping @Sendable () -> Void) {
+    running = max(0, count)
+    for _ in 0..<max(0, count) {
+      let thread = Thread { [self] in
+        body()
+        condition.lock()
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+      }
+      thread.stackSize = 8 << 20
+      thread.start()
+    }
+  }
+
+  /// Returns when every thread's body has returned.
+  package func wait() {
+    condition.lock()
+    defer { condition.unlock() }
+    while running > 0 { condition.wait() }
+  }
+}
+
+/// The results of ``forEachInParallelBatches(_:workers:work:consume:progress:)``: indices handed to
 /// workers in increasing order, at most `window` ahead of the consumer, and results taken in order.
 private final class OrderedResults<Value: Sendable>: @unchecked Sendable {
   // Every stored property is read and written only with `condition` locked.
@@ -130,11 +181,7 @@ package final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
 /// every call has returned. Indices are handed out in increasing order.
 package func forEachIndexConcurrently(_ count: Int, workers: Int, _ body: @escaping @Sendable (Int) -> Void) {
   let next = IndexDispenser(below: count)
-  let group = DispatchGroup()
-  for _ in 0..<max(1, min(workers, count)) {
-    DispatchQueue.global().async(group: group) {
-      while let index = next.take() { body(index) }
-    }
-  }
-  group.wait()
+  WorkerThreads(max(1, min(workers, count))) {
+    while let index = next.take() { body(index) }
+  }.wait()
 }

@@ -60,7 +60,10 @@ struct AnnotationFixture: Sendable {
   }
 
   /// Polls `api/status` until the reconstruction is done (at most 5 minutes).
-  func waitUntilReady() async throws {
+  func waitUntilReady() async throws { try await Self.waitUntilReady(port: port, base: base) }
+
+  /// Polls `api/status` of the page at `port` and `base` until the reconstruction is done (at most 5 minutes).
+  static func waitUntilReady(port: Int, base: String) async throws {
     let deadline = Date().addingTimeInterval(300)
     while Date() < deadline {
       let reply = try HTTPProbe.get(port: port, base + "api/status")
@@ -70,6 +73,7 @@ struct AnnotationFixture: Sendable {
     }
     throw HTTPProbe.Failure(description: "reconstruction did not finish in 5 minutes")
   }
+
 
   /// The reconstruction the server made (same values the page works on).
   func session() throws -> AnnotationSession {

@@ -18,6 +18,10 @@ enum HTTPProbe {
     var description: String
   }
 
+  /// The server closed the connection before a reply could be read (it may refuse a request
+  /// body over its limit by answering and closing while the body is still being sent).
+  struct ClosedWithoutReply: Error {}
+
   static func get(port: Int, _ path: String) throws -> Reply { try request(port: port, method: "GET", path: path) }
 
   static func post(port: Int, _ path: String, json: Data) throws -> Reply {
@@ -30,6 +34,7 @@ enum HTTPProbe {
     defer { close(fd) }
     var timeout = timeval(tv_sec: 60, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -44,7 +49,8 @@ enum HTTPProbe {
     try message.withUnsafeBytes { raw in
       var sent = 0
       while sent < raw.count {
-        let n = send(fd, raw.baseAddress! + sent, raw.count - sent, 0)
+        let n = send(fd, raw.baseAddress! + sent, raw.count - sent, Int32(MSG_NOSIGNAL))
+        if n < 0 && (errno == EPIPE || errno == ECONNRESET) { break }  // answered and closed: read the reply
         guard n > 0 else { throw Failure(description: "send: \(String(cString: strerror(errno)))") }
         sent += n
       }
@@ -53,10 +59,12 @@ enum HTTPProbe {
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {
       let n = recv(fd, &buffer, buffer.count, 0)
+      if n < 0 && errno == ECONNRESET && received.isEmpty { throw ClosedWithoutReply() }
       if n < 0 { throw Failure(description: "recv: \(String(cString: strerror(errno)))") }
       if n == 0 { break }
       received.append(contentsOf: buffer[0..<n])
     }
+    if received.isEmpty { throw ClosedWithoutReply() }
     return try parse(received)
   }
 

@@ -43,6 +43,15 @@ enum HeadlessBrowser {
     return Rendering(dom: dom, width: image.width, height: image.height, luminance: luminance)
   }
 
+  /// Screenshots the page at `width` × `height` CSS pixels with `deviceScaleFactor` device pixels
+  /// a CSS pixel: a PNG of `width × factor` by `height × factor` pixels, so that at factor
+  /// `dpi / 96` a length of one inch in the page is `dpi` pixels long.
+  static func screenshot(page: URL, png: URL, width: Int, height: Int, deviceScaleFactor: Double) throws -> ImageFiles.BGRA {
+    let common = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--user-data-dir=" + png.deletingLastPathComponent().appendingPathComponent("chromium-profile").path]
+    _ = try run(common + ["--force-device-scale-factor=\(deviceScaleFactor)", "--window-size=\(width),\(height)", "--screenshot=" + png.path, page.absoluteString])
+    return try ImageFiles.readColor(at: png.path)
+  }
+
   /// Prints the page to PDF as Chromium's print dialog would (no header or footer): the page
   /// count and the first page's size in points.
   static func printToPDF(page: URL, pdf: URL) throws -> (pages: Int, size: SIMD2<Double>?) {

@@ -1,5 +1,5 @@
 import Foundation
-import HeadMesh
+@testable import HeadMesh
 import PointCloud
 import Testing
 import _TestSupport
@@ -38,12 +38,13 @@ struct MeshExtractionTests {
     #expect(topology.eulerCharacteristic == 2 && topology.pieces == 1)
     #expect(mesh.enclosedVolume > 0, "triangles face outward")
     // Measured vertices lie on the sphere: the local algebraic sphere fit is exact on a sphere
-    // and each vertex is placed where the fits at its grid edge's ends cross the edge; what is
-    // left is the float coordinates (a 7 cm radius to about 0.01 µm). A weighted plane instead
-    // sits inside by about s²/(2R) for neighbours s away (0.05 mm RMS); the linear
-    // interpolation of the distances along the edges, 4.4 µm inside on average (6.0 µm RMS).
-    // The bound on the worst: a thousandth of an edge (a crossing is kept that far off the
-    // grid vertices) plus a micrometre.
+    // and each vertex is placed where the fits at its grid edge's ends cross the edge, except
+    // that a crossing within 2 % of an edge's end is moved to 1–2 % (kept off the grid vertices:
+    // 2.0 µm RMS, 0.1 µm mean, 29 µm at worst); the rest is the float coordinates (a 7 cm radius
+    // to about 0.01 µm). A weighted plane instead sits inside by about s²/(2R) for neighbours s
+    // away (0.05 mm RMS); the linear interpolation of the distances along the edges, 4.4 µm
+    // inside on average (6.0 µm RMS). The bound on the worst: a hundredth of an edge plus a
+    // micrometre.
     let measured = mesh.positions.indices.filter { !mesh.filled[$0] }
     let radial = measured.map { Double((mesh.positions[$0] * mesh.positions[$0]).sum().squareRoot() - Self.radius) }
     let rms = (radial.map { $0 * $0 }.reduce(0, +) / Double(radial.count)).squareRoot()
@@ -51,8 +52,8 @@ struct MeshExtractionTests {
     let sphere = String(
       format: "sphere at 2 mm: %d vertices, %d triangles, measured mean %+.3f µm, RMS %.3f µm, worst %.3f µm, %.1f %% filled",
       mesh.vertexCount, mesh.triangleCount, mean * 1e6, rms * 1e6, (radial.map(abs).max() ?? 0) * 1e6, result.filledFraction * 100)
-    #expect(abs(mean) < 1e-7 && rms < 1e-6, "\(sphere)")
-    #expect((radial.map(abs).max() ?? 1) < 0.001 * 0.002 * Double(3).squareRoot() + 1e-6, "\(sphere)")
+    #expect(abs(mean) < 5e-7 && rms < 3e-6, "\(sphere)")
+    #expect((radial.map(abs).max() ?? 1) < MarchingTetrahedra.cornerMargin * 0.002 * Double(3).squareRoot() + 1e-6, "\(sphere)")
     // Filled vertices are exactly the ones over the hole: within the rim's circle (plus the
     // support radius), never on the measured sphere above the rim (the membrane itself may dome
     // into the sphere); everything below the rim (less the support radius) is filled.

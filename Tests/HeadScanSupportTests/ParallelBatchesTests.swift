@@ -73,17 +73,20 @@ struct ParallelBatchesTests {
     }
   }
 
-  /// The window of ``forEachInParallelBatches``: two batches of 2 × cores items.
-  static let window = 2 * max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+  /// The window of ``forEachInParallelBatches`` with the default workers.
+  static let window = max(resultsInFlight, coresAvailable)
 
-  @Test func workersStayWithinTwoBatchesOfTheConsumer() throws {
-    let window = Self.window
+  /// However many workers, they stay within the same window of the consumer: the memory of the
+  /// results held does not grow with the worker count (up to ``resultsInFlight`` workers).
+  @Test(arguments: [1, 2, 8, 16])
+  func workersStayWithinTheWindowOfTheConsumer(workers: Int) throws {
+    let window = max(resultsInFlight, workers)
     let count = 10 * window
     let started = StartedItems()
     var consumed = 0, largestLead = 0
     var startedWhileFirstHeld: [Int] = []
     try forEachInParallelBatches(
-      Array(0..<count),
+      Array(0..<count), workers: workers,
       work: { i in
         started.record(i)
         return i
@@ -126,6 +129,27 @@ struct ParallelBatchesTests {
     }
     // Returned (no worker left waiting), having started exactly the window beyond item 0.
     #expect(started.all.sorted() == Array(0...window))
+  }
+
+  /// Workers are threads of their own: 8 workers on a machine of fewer cores still run 8 items
+  /// at once (each item waits until all 8 have started, which a pool of one thread a core
+  /// would never let happen).
+  @Test func aWorkerCountAboveTheCoresRunsThatManyAtOnce() throws {
+    let workers = 8
+    let started = StartedItems()
+    var consumed: [Int] = []
+    try forEachInParallelBatches(
+      Array(0..<(2 * workers)), workers: workers,
+      work: { i in
+        started.record(i)
+        if i < workers { #expect(started.waitFor(count: workers), "only \(started.all.count) of \(workers) workers ran at once") }
+        return i
+      },
+      consume: { consumed.append($0) })
+    #expect(consumed == Array(0..<(2 * workers)))
+    #expect(workerCount(nil) == coresAvailable)
+    #expect(workerCount(3) == 3)
+    #expect(workerCount(0) == 1)
   }
 
   @Test func aBackgroundValueArrivesWhileTheCallerWorks() {

@@ -56,7 +56,8 @@ struct Scores {
   var seconds: Double
 
   var meetsTargets: Bool {
-    topology.isClosedManifold && topology.pieces == 1 && topology.eulerCharacteristic == 2 && filledFraction > 0.05
+    topology.isClosedManifold && topology.selfIntersectingPairs == 0 && topology.pieces == 1 && topology.eulerCharacteristic == 2
+      && filledFraction > 0.05
       && Double(filledOnVault) < 0.05 * Double(verticesOnVault) && meshRMS < 0.3 && abs(meshMinusCloud.cvai) <= 0.1
       && abs(meshMinusCloud.circumference) <= 0.3
   }

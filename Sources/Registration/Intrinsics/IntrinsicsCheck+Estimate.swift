@@ -61,12 +61,12 @@ public func checkIntrinsics(
   let candidates = (refined.count >= minimum ? refined : samples).sorted { $0.apparentSide < $1.apparentSide }
   // The smallest views first out until the rest show no trend with 1/ℓ (the corner bias).
   var generator = SeededGenerator(seed: options.seed)
-  var chosen = focalBootstrap(candidates, resamples: options.resamples, generator: &generator)
+  var chosen = focalBootstrap(candidates, resamples: options.resamples, workers: options.workers, generator: &generator)
   for quarter in 1..<4 {
     guard abs(chosen.fit.slope) > 2 * chosen.slopeError else { break }
     let kept = Array(candidates[(candidates.count * quarter / 4)...])
     guard kept.count >= minimum else { break }
-    chosen = focalBootstrap(kept, resamples: options.resamples, generator: &generator)
+    chosen = focalBootstrap(kept, resamples: options.resamples, workers: options.workers, generator: &generator)
   }
   let estimate = chosen.fit.mean
   let bias = upperMedian(samples.map { $0.apparentSide * (1 - $0.focalLength / estimate) / 2 })
@@ -84,7 +84,7 @@ public func checkIntrinsics(
 
 /// The fits of some views and their standard errors from resampling whole frames.
 func focalBootstrap(
-  _ samples: [MarkerFocalSample], resamples: Int, generator: inout SeededGenerator
+  _ samples: [MarkerFocalSample], resamples: Int, workers: Int? = nil, generator: inout SeededGenerator
 ) -> (
   fit: (intercept: Double, slope: Double, mean: Double), slopeError: Double, meanError: Double, count: Int, frames: Int,
   smallestSide: Double, medianSide: Double
@@ -94,7 +94,7 @@ func focalBootstrap(
   // The draws in order from the one generator, then the replicates' fits on every core.
   let draws = (0..<max(2, resamples)).map { _ in frames.indices.map { _ in generator.below(frames.count) } }
   let fits = ResultSlots<(slope: Double, mean: Double)>(count: draws.count)
-  forEachIndexConcurrently(draws.count, workers: ProcessInfo.processInfo.activeProcessorCount) { r in
+  forEachIndexConcurrently(draws.count, workers: workerCount(workers)) { r in
     let fit = focalFits(draws[r].flatMap { frames[$0] })
     fits.store((fit.slope, fit.mean), at: r)
   }

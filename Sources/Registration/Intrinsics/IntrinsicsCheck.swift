@@ -85,6 +85,9 @@ public struct IntrinsicsCheckOptions: Sendable, Hashable {
   public var seed: UInt64 = 16
 
   /// The defaults.
+  /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
+  public var workers: Int?
+
   public static let `default` = IntrinsicsCheckOptions()
 
   public init() {}

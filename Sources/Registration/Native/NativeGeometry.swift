@@ -34,6 +34,14 @@ package enum NativeGeometry {
   /// 200–205 MB without (docs/performance.md).
   package static func releaseFreedMemory() { gs_release_freed_memory() }
 
+  /// Makes every allocation of at least 256 KiB (a 640×480 frame's buffers are 0.3–1.2 MB) a
+  /// mapping of its own, handed back to the system when freed. Without it glibc raises its
+  /// threshold as such blocks are freed and then keeps them in each worker thread's arena: a
+  /// 600-frame realistic scan's reconstruction peaked at 474 MB with 16 workers instead of
+  /// 200 MB (docs/performance.md, "Workers and memory"). Process-wide: the `headscan` command
+  /// calls it first thing; a program using the library may do the same.
+  package static func returnLargeBlocksToTheSystem() { gs_return_large_blocks(256 << 10) }
+
   /// `target ≈ T · source` by Umeyama; also the RMS residual (same unit as the points).
   package static func rigidFit(from source: [SIMD3<Double>], to target: [SIMD3<Double>]) throws(Failure) -> (RigidTransform, Double) {
     precondition(source.count == target.count)
@@ -72,11 +80,12 @@ package enum NativeGeometry {
   /// surface's second-order part taken from a quadratic over that many nearest points: as
   /// smooth as the plane, without its E[s²]/(2R).
   package static func projectToLocalPlanes(
-    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int, quadratic: Bool = false, curvatureNeighbours: Int = 0
+    _ cloud: [SIMD3<Float>], queries: [SIMD3<Float>]? = nil, neighbours: Int, quadratic: Bool = false, curvatureNeighbours: Int = 0,
+    workers: Int? = nil
   ) throws(Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
     let tree = try NearestPointIndex(cloud)
     return try tree.projectToLocalPlanes(
-      queries ?? cloud, neighbours: neighbours, quadratic: quadratic, curvatureNeighbours: curvatureNeighbours)
+      queries ?? cloud, neighbours: neighbours, quadratic: quadratic, curvatureNeighbours: curvatureNeighbours, workers: workers)
   }
 
   /// PCL point-to-point ICP of `source` onto `target`: `target ≈ T · source`, and the mean

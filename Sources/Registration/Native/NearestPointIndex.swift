@@ -35,15 +35,15 @@ package final class NearestPointIndex: @unchecked Sendable {
 
   /// Each query projected onto the plane of its `neighbours` nearest points, and that plane's
   /// unit normal (see ``NativeGeometry/projectToLocalPlanes(_:queries:neighbours:quadratic:curvatureNeighbours:)``).
-  /// Contiguous shares of the queries run on every core; each query's result depends on it alone,
+  /// Contiguous shares of the queries run on `workers` threads (`nil`: one a core); each query's result depends on it alone,
   /// so the output does not depend on the number of cores.
   package func projectToLocalPlanes(
-    _ queries: [SIMD3<Float>], neighbours: Int, quadratic: Bool, curvatureNeighbours: Int
+    _ queries: [SIMD3<Float>], neighbours: Int, quadratic: Bool, curvatureNeighbours: Int, workers: Int? = nil
   ) throws(NativeGeometry.Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
     let asked = NativeGeometry.packed(queries)
     let m = queries.count
     var out = [Float](repeating: 0, count: asked.count), normals = [Float](repeating: 0, count: asked.count)
-    let shares = m < 64 ? 1 : max(1, ProcessInfo.processInfo.activeProcessorCount)
+    let shares = m < 64 ? 1 : workerCount(workers)
     let failures = ResultSlots<String>(count: shares)  // "" where a share succeeded
     out.withUnsafeMutableBufferPointer { outBuffer in
       normals.withUnsafeMutableBufferPointer { normalBuffer in

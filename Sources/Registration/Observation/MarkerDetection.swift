@@ -22,17 +22,18 @@ public struct FrameDetections: Sendable, Hashable {
 ///   - scan: an open scan.
 ///   - detector: the detector (shared between threads; it is immutable).
 ///   - frames: which frame indices to look at; default all.
+///   - workers: worker threads (`nil`: one a core this process may use).
 ///   - progress: called from the calling thread with (done, total) after each batch.
 /// - Throws: the first `ScanIOError` or `ArucoError` in frame order.
 public func detectMarkers(
-  in scan: any ScanReader, detector: MarkerDetector, frames: [Int]? = nil,
+  in scan: any ScanReader, detector: MarkerDetector, frames: [Int]? = nil, workers: Int? = nil,
   progress: ((Int, Int) -> Void)? = nil
 ) throws -> [FrameDetections] {
   let indices = frames ?? Array(0..<scan.frameCount)
   var results: [FrameDetections] = []
   results.reserveCapacity(indices.count)
   try forEachInParallelBatches(
-    indices,
+    indices, workers: workers,
     work: { index in
       let frame = try scan.frame(at: index)
       let markers = try detector.detect(bgra: frame.color.bgra, width: frame.color.width, height: frame.color.height)

@@ -60,7 +60,7 @@ public func observeScan(
   frames.reserveCapacity(scan.frameCount)
   var wholeImageSearches = 0
   try forEachInParallelBatches(
-    runs,
+    runs, workers: options.workers,
     work: { run in
       try observeRun(run, of: scan, detector: detector, capMarkerCount: capCount, sideLength: side, options: options)
     },
@@ -139,6 +139,9 @@ public struct ObservationOptions: Sendable, Hashable {
   public var wholeImageSearchInterval = 1
 
   /// The defaults.
+  /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
+  public var workers: Int?
+
   public static let `default` = ObservationOptions()
 
   public init() {}

@@ -33,6 +33,11 @@ gs_status gs_rigid_fit(const double *src, const double *dst, int32_t n, double r
  * system (glibc's malloc_trim); nothing where the C library has no such call. Never fails. */
 void gs_release_freed_memory(void);
 
+/* Serves every allocation of at least `threshold` bytes with its own mapping, returned to the
+ * system when freed (glibc's mallopt(M_MMAP_THRESHOLD), which also stops glibc raising the
+ * threshold as large blocks are freed); nothing where the C library has no such call. */
+void gs_return_large_blocks(size_t threshold);
+
 /* Solves the symmetric positive definite n×n system A·x = b (row-major A) by LDLT. */
 gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double *x, char *message,
                              size_t message_capacity);
