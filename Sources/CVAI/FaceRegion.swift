@@ -14,6 +14,13 @@ public struct FaceRegion: Sendable, Hashable {
   /// beyond any infant's chin and shoulders.
   public static let reach = 0.3
 
+  /// How far the face itself reaches from the head frame's origin along x, ±y and −z, metres:
+  /// 0.15, beyond an infant's nose tip and chin (about 0.1 m in front of and below the
+  /// tragions). Colour pixels without depth are judged by their ray through this smaller box
+  /// (``crossing(origin:direction:reach:)``): a ray that only passes through the region farther
+  /// out shows the background beyond the head, not the face.
+  public static let faceReach = 0.15
+
   /// World (the landmarks' frame) → head frame.
   public let headFromWorld: RigidTransform
 
@@ -30,11 +37,12 @@ public struct FaceRegion: Sendable, Hashable {
   /// Whether a world point lies in the face region.
   public func contains(_ world: SIMD3<Double>) -> Bool { Self.containsHeadPoint(headFromWorld.apply(world)) }
 
-  /// Where the ray `origin + t · direction` (world, t > 0) runs through the region's box:
-  /// (entry, exit) in units of `direction`, or `nil` when it misses.
-  public func crossing(origin: SIMD3<Double>, direction: SIMD3<Double>) -> (entry: Double, exit: Double)? {
+  /// Where the ray `origin + t · direction` (world, t > 0) runs through the region's box, or
+  /// the smaller box of the face itself with `reach` ``faceReach``: (entry, exit) in units of
+  /// `direction`, or `nil` when it misses.
+  public func crossing(origin: SIMD3<Double>, direction: SIMD3<Double>, reach: Double = reach) -> (entry: Double, exit: Double)? {
     let o = headFromWorld.apply(origin), d = headFromWorld.rotation * direction
-    let low = SIMD3<Double>(0, -Self.reach, -Self.reach), high = SIMD3<Double>(Self.reach, Self.reach, 0)
+    let low = SIMD3<Double>(0, -reach, -reach), high = SIMD3<Double>(reach, reach, 0)
     var entry = 0.0, exit = Double.infinity
     for axis in 0..<3 {
       if abs(d[axis]) < 1e-15 {

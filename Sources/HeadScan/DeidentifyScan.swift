@@ -53,12 +53,15 @@ public struct ScanDeidentification: Sendable {
 ///   head frame, each frame's pose places it in the frame;
 /// - depth: every sample whose point lies in the face region, more than
 ///   ``ScanDeidentificationOptions/depthMarginBelowPlane`` below the nasion plane, is removed;
-/// - colour: every pixel whose ray runs into the face region's box with no surface in front of the
-///   box (its depth inside or behind the box, or no depth at all) is filled with grey, and the
-///   blanked area is grown by ``ScanDeidentificationOptions/marginPixels``;
+/// - colour: a pixel with depth is blanked when its own point is face; one without depth when
+///   its ray runs into the face's own box (``FaceRegion/faceReach``) and it is not a hole in a
+///   nearer surface outside the region; the blanked area is grown by
+///   ``ScanDeidentificationOptions/marginPixels``, but not into the head well above the nasion
+///   plane (the cap's stickers);
 /// - frames the registration could not place are blanked whole.
 ///
-/// The landmarks of the copy are world points (``ScanDeidentification/landmarks``), so the copy
+/// The copy is registered again and the landmarks carried into its world, as world points
+/// (``ScanDeidentification/landmarks``), so the copy
 /// measures without the face's pixels: write them beside the copy (`NAME.landmarks.json`).
 /// - Throws: ``DeidentificationError`` naming the scan when its landmarks are missing or cannot
 ///   be placed (the face cannot be located) or its recording time cannot be reduced;
@@ -108,10 +111,40 @@ public func deidentifyScan(
     depthRemoved += counts.depth
     return frame
   }
-  let landmarkFile = LandmarkFile(positions: Dictionary(uniqueKeysWithValues: world.named.map { ($0.0, LandmarkFile.Position.world($0.1)) }))
+  // The copy registers without the face's pixels: a sticker beside the face may be lost, and with
+  // it the world (the lowest kept sticker's frame). The landmarks are carried into the copy's own
+  // world through the frames both registrations place.
+  var carried: ((SIMD3<Double>) -> SIMD3<Double>)?
+  var failure = "no frame is placed in both"
+  do {
+    let copied = try reconstructHead(try openScan(at: destination.path, options: options.measure.scan), options: measureOptions.reconstruction) {
+      stage, done, total in progress?(.reconstructing(stage, done: done, total: total))
+    }
+    carried = carriedIntoCopy(from: reconstruction, to: copied)
+  } catch {
+    failure = "\(error)"
+  }
+  guard let copyWorldFromWorld = carried else {
+    try? FileManager.default.removeItem(atPath: destination.path)
+    throw DeidentificationError(path, "the de-identified copy does not register, so the landmarks cannot be carried into it: \(failure)")
+  }
+  let landmarkFile = LandmarkFile(
+    positions: Dictionary(uniqueKeysWithValues: world.named.map { ($0.0, LandmarkFile.Position.world(copyWorldFromWorld($0.1))) }))
   return ScanDeidentification(
     frames: conversion.frames, framesBlankedWhole: blankedWhole, colourPixelsBlanked: colourBlanked, depthSamplesRemoved: depthRemoved,
     header: header, landmarks: landmarkFile, original: measured)
+}
+
+/// World points of `original` carried into the world of `copy` (the same frames registered again):
+/// through each frame both place, into its camera and out into the copy's world, averaged.
+/// - Returns: `nil` when no frame is placed by both.
+func carriedIntoCopy(from original: HeadReconstruction, to copy: HeadReconstruction) -> ((SIMD3<Double>) -> SIMD3<Double>)? {
+  let pairs = original.frames.indices.compactMap { i -> (cameraFromWorld: RigidTransform, copyWorldFromCamera: RigidTransform)? in
+    guard copy.frames.indices.contains(i), let a = original.frames[i].worldFromCamera, let b = copy.frames[i].worldFromCamera else { return nil }
+    return (a.inverse, b)
+  }
+  guard !pairs.isEmpty else { return nil }
+  return { point in pairs.map { $0.copyWorldFromCamera.apply($0.cameraFromWorld.apply(point)) }.reduce(.zero, +) / Double(pairs.count) }
 }
 
 /// A frame with no depth and grey colour.
@@ -125,7 +158,8 @@ func blankWhole(_ frame: inout ScanFrame, fill: UInt8) {
 /// Removes the face region from one placed frame (see ``deidentifyScan(at:landmarks:to:options:progress:writing:)``);
 /// returns the colour pixels blanked and the depth samples removed.
 func removeFace(
-  from frame: inout ScanFrame, pose: RigidTransform, region: FaceRegion, refocus: Double, fill: UInt8, margin: Int, depthMargin: Double
+  from frame: inout ScanFrame, pose: RigidTransform, region: FaceRegion, refocus: Double, fill: UInt8, margin: Int, depthMargin: Double,
+  holeWindow: Int = 8, holeDepth: Double = 0.02
 ) -> (colour: Int, depth: Int) {
   func refocused(_ k: CameraIntrinsics) -> CameraIntrinsics {
     CameraIntrinsics(fx: k.fx * refocus, fy: k.fy * refocus, cx: k.cx, cy: k.cy, width: k.width, height: k.height)
@@ -133,48 +167,96 @@ func removeFace(
   let depthK = refocused(frame.depth.intrinsics), colourK = refocused(frame.color.intrinsics)
   let dw = frame.depth.width, dh = frame.depth.height, cw = frame.color.width, ch = frame.color.height
   let original = frame.depth.metres
-  // Colour first, from the original depth: a pixel with depth is face when its point lies in the
-  // region (5 mm allowed); one without depth when its ray runs into the region's box at all.
+  // Each depth sample's point: face when it lies in the region or within 5 mm of it (the head
+  // frame's own error); the depth
+  // of the samples clearly outside it (+∞ elsewhere), for the holes test below.
+  var faceSample = [Bool](repeating: false, count: dw * dh)
+  var outsideDepth = [Double](repeating: .infinity, count: dw * dh)
+  // The head well above the nasion plane (the cap and its stickers, which the copy registers by):
+  // the blanked area is never grown into it.
+  var capSample = [Bool](repeating: false, count: dw * dh)
+  let capAbovePlane = 0.008
+  for y in 0..<dh {
+    for x in 0..<dw {
+      let z = Double(original[y * dw + x])
+      guard z.isFinite, z > 0 else { continue }
+      let q = region.headFromWorld.apply(pose.apply(depthK.unproject(u: Double(x), v: Double(y), depth: z)))
+      if FaceRegion.containsHeadPoint(q + SIMD3(0.005, 0, -0.005)) { faceSample[y * dw + x] = true } else { outsideDepth[y * dw + x] = z }
+      if q.z > capAbovePlane, (q * q).sum() < FaceRegion.faceReach * FaceRegion.faceReach { capSample[y * dw + x] = true }
+    }
+  }
+  let holeRadius = max(1, Int((Double(holeWindow) * Double(dw) / 640).rounded(.up)))
+  let nearestOutside = minimumFiltered(outsideDepth, width: dw, height: dh, radius: holeRadius)
+  let nearFace = dilated(faceSample, width: dw, height: dh, radius: 2 * holeRadius)
+  // Colour: a pixel with depth shows its own point, so it is face when that sample is. A pixel
+  // without depth is face when its ray runs into the face's own box, unless it is a hole in a
+  // surface outside the region: one nearer than the box around it, and no face sample within
+  // twice that window. A hole in the back of the head, whose ray runs on through the head
+  // into the box, is kept; one in an eye below the brow, which lies nearer, is blanked.
   var mask = [Bool](repeating: false, count: cw * ch)
   let origin = pose.translation
   for v in 0..<ch {
     let dy = min(dh - 1, max(0, Int(((Double(v) + 0.5) * Double(dh) / Double(ch) - 0.5).rounded())))
     for u in 0..<cw {
-      let direction = pose.rotation * colourK.unproject(u: Double(u), v: Double(v), depth: 1)
-      guard let crossing = region.crossing(origin: origin, direction: direction) else { continue }
       let dx = min(dw - 1, max(0, Int(((Double(u) + 0.5) * Double(dw) / Double(cw) - 0.5).rounded())))
-      let z = Double(original[dy * dw + dx])
+      let z = original[dy * dw + dx]
       if z.isFinite, z > 0 {
-        // With depth: the pixel shows its own point; face when that lies in the region or
-        // within 5 mm of it (the camera itself may stand inside the region's box).
-        let q = region.headFromWorld.apply(pose.apply(depthK.unproject(u: (Double(dx)), v: Double(dy), depth: z)))
-        guard FaceRegion.containsHeadPoint(q + SIMD3(0.005, 0, -0.005)) else { continue }
+        mask[v * cw + u] = faceSample[dy * dw + dx]
+        continue
       }
-      _ = crossing
+      let direction = pose.rotation * colourK.unproject(u: Double(u), v: Double(v), depth: 1)
+      guard let crossing = region.crossing(origin: origin, direction: direction, reach: FaceRegion.faceReach) else { continue }
+      if !nearFace[dy * dw + dx], nearestOutside[dy * dw + dx] < crossing.entry - holeDepth { continue }
       mask[v * cw + u] = true
     }
   }
   let radius = max(0, Int((Double(margin) * Double(cw) / 640).rounded(.up)))
   mask = dilated(mask, width: cw, height: ch, radius: radius)
+  for v in 0..<ch {
+    let dy = min(dh - 1, max(0, Int(((Double(v) + 0.5) * Double(dh) / Double(ch) - 0.5).rounded())))
+    for u in 0..<cw where mask[v * cw + u] {
+      let dx = min(dw - 1, max(0, Int(((Double(u) + 0.5) * Double(dw) / Double(cw) - 0.5).rounded())))
+      if capSample[dy * dw + dx] { mask[v * cw + u] = false }
+    }
+  }
   var colour = 0
   for i in 0..<(cw * ch) where mask[i] {
     (frame.color.bgra[4 * i], frame.color.bgra[4 * i + 1], frame.color.bgra[4 * i + 2], frame.color.bgra[4 * i + 3]) = (fill, fill, fill, 255)
     colour += 1
   }
-  // Depth: every sample whose point lies in the region.
+  // Depth: every sample whose point lies in the region (or within 5 mm in front of the ears'
+  // plane, as for colour) more than `depthMargin` below the nasion plane.
   var depth = 0
   for y in 0..<dh {
     for x in 0..<dw {
       let z = original[y * dw + x]
       guard z.isFinite, z > 0 else { continue }
-      let point = pose.apply(depthK.unproject(u: Double(x), v: Double(y), depth: Double(z)))
-      if region.contains(point), region.headFromWorld.apply(point).z < -depthMargin {
+      let q = region.headFromWorld.apply(pose.apply(depthK.unproject(u: Double(x), v: Double(y), depth: Double(z))))
+      if FaceRegion.containsHeadPoint(q + SIMD3(0.005, 0, 0)), q.z < -depthMargin {
         frame.depth.metres[y * dw + x] = .nan
         depth += 1
       }
     }
   }
   return (colour, depth)
+}
+
+/// The smallest value within `radius` pixels of each (a square: rows, then columns).
+func minimumFiltered(_ values: [Double], width: Int, height: Int, radius: Int) -> [Double] {
+  // One pass along `lines` lines of `length` values each; `index(line, k)` finds the k-th.
+  func pass(_ input: [Double], lines: Int, length: Int, index: (Int, Int) -> Int) -> [Double] {
+    var out = [Double](repeating: .infinity, count: input.count)
+    for line in 0..<lines {
+      for k in 0..<length {
+        var m = Double.infinity
+        for j in max(0, k - radius)...min(length - 1, k + radius) { m = min(m, input[index(line, j)]) }
+        out[index(line, k)] = m
+      }
+    }
+    return out
+  }
+  let rows = pass(values, lines: height, length: width) { $0 * width + $1 }
+  return pass(rows, lines: width, length: height) { $1 * width + $0 }
 }
 
 /// `mask` grown by `radius` pixels in each direction (a square: rows, then columns).

@@ -36,11 +36,11 @@ struct DeidentifyScanTests {
         }
       }
       let k = try #require(simulated.truth.conditions).renderedIntrinsics.scaled(toWidth: 640, height: 480)
-      var facePixels = 0, left = 0, framesShowingFace = 0
+      var facePixels = 0, left = 0, framesShowingFace = 0, faceDepth = 0
       for camera in simulated.truth.cameras {
         let before = try original.frame(at: camera.frame), after = try shared.frame(at: camera.frame)
         let cameraFromHead = camera.headFromCamera.inverse, eye = camera.headFromCamera.translation
-        var pixels = Set<Int>(), deep = Set<Int>()
+        var pixels = Set<Int>()
         for (p, n) in face where n.dot(eye - p) > 0 {
           let c = cameraFromHead.apply(p)
           guard let pixel = k.project(c) else { continue }
@@ -50,19 +50,27 @@ struct DeidentifyScanTests {
           let depth = before.depth[u, v]
           if depth.isFinite && Double(depth) < c.z - 0.01 { continue }
           pixels.insert(v * 640 + u)
-          // Depth is removed from 15 mm below the nasion plane (the measurement needs the strip
-          // above): checked 3 mm clear of that, beyond the estimated head frame's tilt, where the
-          // pixel's depth is the face point's own (not the background beside its outline).
-          if p.z < -0.018, depth.isFinite, abs(Double(depth) - c.z) < 0.01 { deep.insert(v * 640 + u) }
         }
         if !pixels.isEmpty { framesShowingFace += 1 }
         for i in pixels {
           facePixels += 1
           if after.color.bgra[4 * i] != 128 || after.color.bgra[4 * i + 1] != 128 || after.color.bgra[4 * i + 2] != 128 { left += 1 }
         }
-        let depthLeft = deep.filter { after.depth.metres[$0].isFinite }.count
-        #expect(depthLeft == 0, "frame \(camera.frame): \(depthLeft) of \(deep.count) face depth samples left")
+        // Depth is removed from 15 mm below the nasion plane (the measurement needs the strip
+        // above): every sample lifted with the true pose into the true head frame, checked 3 mm
+        // clear of that (beyond the estimated head frame's tilt), in front of the ears and within
+        // the face's own reach.
+        func inFace(_ depth: DepthMap, _ i: Int) -> Bool {
+          let z = Double(depth.metres[i])
+          guard z.isFinite, z > 0 else { return false }
+          let q = camera.headFromCamera.apply(k.unproject(u: Double(i % 640), v: Double(i / 640), depth: z))
+          return q.x > 0 && q.x < FaceRegion.faceReach && abs(q.y) < FaceRegion.faceReach && q.z < -0.018 && q.z > -FaceRegion.faceReach
+        }
+        faceDepth += before.depth.metres.indices.filter { inFace(before.depth, $0) }.count
+        let depthLeft = after.depth.metres.indices.filter { inFace(after.depth, $0) }.count
+        #expect(depthLeft == 0, "frame \(camera.frame): \(depthLeft) face depth samples left")
       }
+      #expect(faceDepth > 10_000, "\(faceDepth) face depth samples in the scan")
       #expect(framesShowingFace >= 10 && facePixels > 10_000, "\(framesShowingFace) frames, \(facePixels) face pixels")
       #expect(left == 0, "\(left) of \(facePixels) face pixels left")
 
@@ -74,12 +82,17 @@ struct DeidentifyScanTests {
       #expect(abs(cvaiAfter - cvaiBefore) <= 0.05, "CVAI \(cvaiBefore) → \(cvaiAfter)")
       print(
         String(
-          format: "de-identified copy: CVAI %.3f → %.3f (truth %.3f), %d face pixels in %d frames, %d left; %d colour pixels blanked, %d depth samples removed",
+          format:
+            "de-identified copy: CVAI %.3f → %.3f (truth %.3f), %d face pixels in %d frames, %d left; %d colour pixels blanked (%.1f %%), %d depth samples removed",
           cvaiBefore, cvaiAfter, simulated.truth.measures.cvai, facePixels, framesShowingFace, left, copy.colourPixelsBlanked,
-          copy.depthSamplesRemoved))
-      // The fused head of the copy has nothing in front of the ears below the nasion plane.
+          100 * Double(copy.colourPixelsBlanked) / Double(copy.frames * 640 * 480), copy.depthSamplesRemoved))
+      // The fused head of the copy has nothing in front of the ears from 18 mm below the nasion
+      // plane down (depth is kept down to 15 mm below it).
       let region = FaceRegion(headFromWorld: remeasured.headFrame.headFromWorld)
-      let inFace = remeasured.reconstruction.cloud.positions.filter { region.contains(SIMD3<Double>($0)) }.count
+      let inFace = remeasured.reconstruction.cloud.positions.filter {
+        let q = region.headFromWorld.apply(SIMD3<Double>($0))
+        return FaceRegion.containsHeadPoint(q) && q.z < -0.018
+      }.count
       #expect(Double(inFace) < 0.002 * Double(remeasured.reconstruction.cloud.count), "\(inFace) fused points in the face region")
 
       // A de-identified report: pseudonym and date, the face taken out of the cloud its page draws.
