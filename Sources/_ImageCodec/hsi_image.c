@@ -248,6 +248,23 @@ hsi_status hsi_decode(const uint8_t *data, size_t size, hsi_pixel_format format,
   return HSI_UNSUPPORTED_FORMAT;
 }
 
+/* Fills a libpng simplified-API image for writing `format` pixels; 0 when the format is not one
+ * PNG writing takes. */
+static int png_image_for_writing(png_image *image, int32_t width, int32_t height, hsi_pixel_format format,
+                                 int allow_gray16) {
+  memset(image, 0, sizeof *image);
+  image->version = PNG_IMAGE_VERSION;
+  image->width = (png_uint_32)width;
+  image->height = (png_uint_32)height;
+  switch (format) {
+    case HSI_BGR8: image->format = PNG_FORMAT_BGR; return 1;
+    case HSI_BGRA8: image->format = PNG_FORMAT_BGRA; return 1;
+    case HSI_GRAY8: image->format = PNG_FORMAT_GRAY; return 1;
+    case HSI_GRAY16: image->format = PNG_FORMAT_LINEAR_Y; return allow_gray16;
+    default: return 0;
+  }
+}
+
 hsi_status hsi_write_png(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
                          hsi_pixel_format format, char *message, size_t message_capacity) {
   if (path == NULL || pixels == NULL || width <= 0 || height <= 0) {
@@ -255,24 +272,37 @@ hsi_status hsi_write_png(const char *path, const uint8_t *pixels, int32_t width,
     return HSI_INVALID_ARGUMENT;
   }
   png_image image;
-  memset(&image, 0, sizeof image);
-  image.version = PNG_IMAGE_VERSION;
-  image.width = (png_uint_32)width;
-  image.height = (png_uint_32)height;
-  switch (format) {
-    case HSI_BGR8: image.format = PNG_FORMAT_BGR; break;
-    case HSI_BGRA8: image.format = PNG_FORMAT_BGRA; break;
-    case HSI_GRAY8: image.format = PNG_FORMAT_GRAY; break;
-    case HSI_GRAY16: image.format = PNG_FORMAT_LINEAR_Y; break;
-    default:
-      set_message(message, message_capacity, "unsupported PNG format");
-      return HSI_INVALID_ARGUMENT;
+  if (!png_image_for_writing(&image, width, height, format, 1)) {
+    set_message(message, message_capacity, "unsupported PNG format");
+    return HSI_INVALID_ARGUMENT;
   }
   if (!png_image_write_to_file(&image, path, 0, pixels, 0, NULL)) {
     set_message(message, message_capacity, image.message);
     png_image_free(&image);
     return HSI_ENCODE_ERROR;
   }
+  return HSI_OK;
+}
+
+hsi_status hsi_encode_png(const uint8_t *pixels, int32_t width, int32_t height,
+                          hsi_pixel_format format, uint8_t *out, size_t *size, char *message,
+                          size_t message_capacity) {
+  if (pixels == NULL || size == NULL || width <= 0 || height <= 0) {
+    set_message(message, message_capacity, "invalid PNG encode arguments");
+    return HSI_INVALID_ARGUMENT;
+  }
+  png_image image;
+  if (!png_image_for_writing(&image, width, height, format, 0)) {
+    set_message(message, message_capacity, "unsupported PNG format");
+    return HSI_INVALID_ARGUMENT;
+  }
+  png_alloc_size_t bytes = out == NULL ? 0 : (png_alloc_size_t)*size;
+  if (!png_image_write_to_memory(&image, out, &bytes, 0, pixels, 0, NULL)) {
+    set_message(message, message_capacity, out != NULL && bytes > *size ? "output buffer too small" : image.message);
+    png_image_free(&image);
+    return HSI_ENCODE_ERROR;
+  }
+  *size = (size_t)bytes;
   return HSI_OK;
 }
 
