@@ -12,8 +12,8 @@ extension HeadSurface {
   /// shade become SVG paths. Either way the page needs no server or script.
   /// - Parameters:
   ///   - view: the direction looked from.
-  ///   - cellSize: raster cell, mm; default: the surface's extent / 420 for a mesh (drawn
-  ///     at 2 × 2 cells a pixel), / 110 for a cloud.
+  ///   - cellSize: a picture's pixel, mm; default: the surface's largest side / 420 for a mesh
+  ///     (rasterised at half that and averaged 2 × 2 into each pixel), / 110 for a cloud.
   ///   - measurementLevel: h*, mm; painted on a mesh, a dashed line over a cloud (side and
   ///     front views), and labelled.
   /// - Complexity: O(points + covered cells of the triangles + cells).
