@@ -20,34 +20,28 @@ extension HeadSurface {
   public func svg(view: View, cellSize: Double? = nil, measurementLevel: Double? = nil) -> String {
     let (right, up, toward) = view.basis
     let projected = points.map { SIMD3(($0 * right).sum(), ($0 * up).sum(), ($0 * toward).sum()) }.filter { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
-    guard let uLow = projected.map(\.x).min(), let uHigh = projected.map(\.x).max(),
-      let vLow = projected.map(\.y).min(), let vHigh = projected.map(\.y).max(),
-      (uHigh - uLow).isFinite, (vHigh - vLow).isFinite
-    else {
-      return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"60\" viewBox=\"0 0 300 60\"><text x=\"10\" y=\"30\" font-family=\"sans-serif\" font-size=\"13\">no points to draw</text></svg>\n"
-    }
-    // One scale for every view: the largest side of the surface's box, so views compare.
-    let finite = points.filter { $0.x.isFinite && $0.y.isFinite && $0.z.isFinite }
-    let boxLow = finite.reduce(SIMD3(repeating: Double.infinity)) { SIMD3(min($0.x, $1.x), min($0.y, $1.y), min($0.z, $1.z)) }
-    let boxHigh = finite.reduce(SIMD3(repeating: -Double.infinity)) { SIMD3(max($0.x, $1.x), max($0.y, $1.y), max($0.z, $1.z)) }
-    let box = boxHigh - boxLow
-    let extent = max(box.x, box.y, box.z, uHigh - uLow, vHigh - vLow, 1e-6)
+    guard let first = projected.first else { return Self.nothingToDraw }
+    let low = projected.reduce(first) { pointwiseMin($0, $1) }, high = projected.reduce(first) { pointwiseMax($0, $1) }
+    let box = high - low
+    guard box.x.isFinite, box.y.isFinite, box.z.isFinite else { return Self.nothingToDraw }
+    // One scale for every view: the largest side of the surface's box (the view axes are the
+    // head's axes, so every view's box has the same sides), so views compare.
+    let bounds = Bounds(uLow: low.x, uHigh: high.x, vLow: low.y, vHigh: high.y, extent: max(box.x, box.y, box.z, 1e-6))
     let validTriangles = triangles.filter { t in (0..<3).allSatisfy { t[$0] >= 0 && Int(t[$0]) < points.count } }
-    let bounds = (uLow: uLow, vHigh: vHigh, extent: extent)
-    let body: (picture: String, width: Double, height: Double, millimetre: Double, levelPainted: Bool)
+    let body: (picture: String, width: Double, height: Double, levelPainted: Bool)
     if !validTriangles.isEmpty, projected.count == points.count {
       body = meshPicture(view: view, projected: projected, triangles: validTriangles, bounds: bounds, cellSize: cellSize, level: measurementLevel)
     } else {
       body = cloudPicture(projected: projected, bounds: bounds, cellSize: cellSize)
     }
     let margin = 22.0
-    let labelsLevel = measurementLevel.map { view != .top && $0 >= vLow && $0 <= vHigh } ?? false
+    let labelsLevel = measurementLevel.map { view != .top && $0 >= bounds.vLow && $0 <= bounds.vHigh } ?? false
     let pageWidth = body.width + 2 * margin + (labelsLevel ? 56 : 0), pageHeight = body.height + 2 * margin
     var svg = String(format: "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n", pageWidth, pageHeight, pageWidth, pageHeight)
     svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
     svg += String(format: "<g transform=\"translate(%.1f %.1f)\">\n", margin, margin) + body.picture + "</g>\n"
     if let h = measurementLevel, labelsLevel {
-      let y = margin + (vHigh - h) * body.millimetre, pictureRight = margin + body.width
+      let y = margin + (bounds.vHigh - h) * Self.pictureSide / bounds.extent, pictureRight = margin + body.width
       if body.levelPainted {
         svg += String(format: "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" stroke-width=\"1.5\"/>\n", pictureRight + 2, y, pictureRight + 10, y)
       } else {
@@ -62,8 +56,17 @@ extension HeadSurface {
     return svg + "</svg>\n"
   }
 
-  /// The page's largest side for a view's picture, in SVG units.
+  /// The page's largest side for a view's picture (the surface box's largest side), in SVG units.
   private static let pictureSide = 300.0
+
+  /// What a view shows of the surface, in its page axes (mm): right (u) and up (v), and the
+  /// largest side of the surface's box.
+  private struct Bounds {
+    var uLow: Double, uHigh: Double, vLow: Double, vHigh: Double, extent: Double
+  }
+
+  private static let nothingToDraw =
+    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"60\" viewBox=\"0 0 300 60\"><text x=\"10\" y=\"30\" font-family=\"sans-serif\" font-size=\"13\">no points to draw</text></svg>\n"
   /// Half the height of the band painted at the measurement level, mm.
   static let levelBandHalfWidth = 0.6
 
@@ -83,14 +86,12 @@ extension HeadSurface {
   }
 
   private func meshPicture(
-    view: View, projected: [SIMD3<Double>], triangles: [SIMD3<Int32>], bounds: (uLow: Double, vHigh: Double, extent: Double),
-    cellSize: Double?, level: Double?
-  ) -> (picture: String, width: Double, height: Double, millimetre: Double, levelPainted: Bool) {
+    view: View, projected: [SIMD3<Double>], triangles: [SIMD3<Int32>], bounds: Bounds, cellSize: Double?, level: Double?
+  ) -> (picture: String, width: Double, height: Double, levelPainted: Bool) {
     let downsample = 2
-    let cell = max(cellSize ?? bounds.extent / 420, bounds.extent / 1200) / Double(downsample)
-    let uHigh = projected.map(\.x).max() ?? bounds.uLow, vLow = projected.map(\.y).min() ?? bounds.vHigh
-    let columns = (Int((uHigh - bounds.uLow) / cell) + 1 + downsample) / downsample * downsample
-    let rows = (Int((bounds.vHigh - vLow) / cell) + 1 + downsample) / downsample * downsample
+    let pixel = max(cellSize ?? bounds.extent / 420, bounds.extent / 1200), cell = pixel / Double(downsample)
+    let columns = (Int((bounds.uHigh - bounds.uLow) / cell) + 1 + downsample) / downsample * downsample
+    let rows = (Int((bounds.vHigh - bounds.vLow) / cell) + 1 + downsample) / downsample * downsample
     var raster = SurfaceRaster(width: columns, height: rows)
     let (right, up, toward) = view.basis
     let normals = vertexNormals(triangles).map { n in SIMD3((n * right).sum(), (n * up).sum(), (n * toward).sum()) }
@@ -101,21 +102,20 @@ extension HeadSurface {
     }
     for t in triangles { raster.fill(vertices[Int(t.x)], vertices[Int(t.y)], vertices[Int(t.z)]) }
     let image = raster.bgrPixels(level: level, levelHalfWidth: Self.levelBandHalfWidth, downsample: downsample)
-    let scale = Self.pictureSide / bounds.extent * cell * Double(downsample)
+    let scale = Self.pictureSide / bounds.extent * pixel
     let (width, height) = (Double(image.width) * scale, Double(image.height) * scale)
     guard let png = ImageFiles.pngData(bgr: image.bytes, width: image.width, height: image.height) else {
-      return ("<text x=\"10\" y=\"30\" font-size=\"13\">the view could not be encoded</text>\n", width, height, scale / (cell * Double(downsample)), false)
+      return ("<text x=\"10\" y=\"30\" font-size=\"13\">the view could not be encoded</text>\n", width, height, false)
     }
     let picture = String(format: "<image width=\"%.1f\" height=\"%.1f\" href=\"data:image/png;base64,%@\"/>\n", width, height, png.base64EncodedString())
-    return (picture, width, height, scale / (cell * Double(downsample)), level != nil)
+    return (picture, width, height, level != nil)
   }
 
-  private func cloudPicture(projected: [SIMD3<Double>], bounds: (uLow: Double, vHigh: Double, extent: Double), cellSize: Double?)
-    -> (picture: String, width: Double, height: Double, millimetre: Double, levelPainted: Bool)
+  private func cloudPicture(projected: [SIMD3<Double>], bounds: Bounds, cellSize: Double?)
+    -> (picture: String, width: Double, height: Double, levelPainted: Bool)
   {
     let cell = max(cellSize ?? bounds.extent / 110, bounds.extent / 400)
-    let uHigh = projected.map(\.x).max() ?? bounds.uLow, vLow = projected.map(\.y).min() ?? bounds.vHigh
-    var buffer = DepthBuffer(width: Int((uHigh - bounds.uLow) / cell) + 1, height: Int((bounds.vHigh - vLow) / cell) + 1)
+    var buffer = DepthBuffer(width: Int((bounds.uHigh - bounds.uLow) / cell) + 1, height: Int((bounds.vHigh - bounds.vLow) / cell) + 1)
     for p in projected { buffer.splat(SIMD3((p.x - bounds.uLow) / cell, (bounds.vHigh - p.y) / cell, p.z)) }
     buffer.closeHoles()
     let scale = Self.pictureSide / bounds.extent * cell
@@ -126,6 +126,6 @@ extension HeadSurface {
       picture += "<path fill=\"\(colour)\" d=\"\(path)\"/>\n"
     }
     picture += "</g>\n"
-    return (picture, Double(buffer.width) * scale, Double(buffer.height) * scale, scale / cell, false)
+    return (picture, Double(buffer.width) * scale, Double(buffer.height) * scale, false)
   }
 }

@@ -81,7 +81,7 @@ struct SurfaceRaster {
       } else {
         base = SIMD3(238, 204, 174)
       }
-      rgb[i] = simd_min(base * min(lit, 1.15), SIMD3(repeating: 255))
+      rgb[i] = pointwiseMin(base * min(lit, 1.15), SIMD3(repeating: 255))
     }
     let step = max(1, downsample)
     let outWidth = width / step, outHeight = height / step
@@ -99,8 +99,4 @@ struct SurfaceRaster {
     }
     return (bytes, outWidth, outHeight)
   }
-}
-
-private func simd_min(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
-  SIMD3(min(a.x, b.x), min(a.y, b.y), min(a.z, b.z))
 }

@@ -94,10 +94,11 @@ public enum ImageFiles {
     guard width > 0, height > 0, width <= maximumPixels / height, pixels.count == width * height * 3 else { return nil }
     var message = [CChar](repeating: 0, count: 256)
     var size = 0
-    let sized = pixels.withUnsafeBufferPointer {
+    // The bound first (no compression), then one compression into a buffer of that size.
+    let bounded = pixels.withUnsafeBufferPointer {
       hsi_encode_png($0.baseAddress, Int32(width), Int32(height), HSI_BGR8, nil, &size, &message, message.count)
     }
-    guard sized == HSI_OK, size > 0 else { return nil }
+    guard bounded == HSI_OK, size > 0 else { return nil }
     var out = [UInt8](repeating: 0, count: size)
     let status = pixels.withUnsafeBufferPointer { source in
       out.withUnsafeMutableBufferPointer {
