@@ -126,7 +126,7 @@ let package = Package(
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("m")]),
 
     // Tests: one target per module, named after it.
-    .target(name: "_TestSupport", exclude: ["README.md"]),
+    .target(name: "_TestSupport", dependencies: ["ScanIO"], exclude: ["README.md"]),
     .testTarget(
       name: "ScanIOTests",
       dependencies: [

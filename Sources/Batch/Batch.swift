@@ -68,6 +68,10 @@ public struct BatchOptions: Sendable, Hashable {
   /// More `headscan measure` options, passed to every scan's run as they are (for example
   /// `--focal-length estimate`, `--cap FILE`, `--min-confidence 2`).
   public var measureArguments: [String] = []
+  /// Worker threads each scan's `headscan measure` uses (its `--jobs`); `nil` for its default,
+  /// every core the process may use. ``Batch/workersPerScan(cores:scansAtOnce:)`` splits the
+  /// cores among the scans measured at once.
+  public var workersPerScan: Int? = nil
 
   /// The defaults: landmarks files, reports only, up-to-date reports kept.
   public static let `default` = BatchOptions()
@@ -160,7 +164,15 @@ public struct Batch: Sendable {
     var arguments = ["measure", item.path, "--json", reportPath(of: item)] + options.headFrame.measureArguments(for: item) + ["--quiet"]
     if options.plots { arguments += ["--plots", out + "/" + item.name + "-plots"] }
     if options.html { arguments += ["--html", out + "/" + item.name + ".html"] }
+    if let workers = options.workersPerScan { arguments += ["--jobs", String(workers)] }
     return arguments + options.measureArguments
+  }
+
+  /// The worker threads for each of `scansAtOnce` scans measured at once on `cores` cores: the
+  /// cores shared out evenly, at least one, so the batch runs about one thread a core instead of
+  /// `scansAtOnce × cores` threads competing (each with its own frame buffers).
+  public static func workersPerScan(cores: Int, scansAtOnce: Int) -> Int {
+    max(1, max(1, cores) / max(1, scansAtOnce))
   }
 
   /// Measures one scan with `executable` (a `headscan` binary) unless its report (and page,

@@ -58,3 +58,27 @@ public func measureHead(points: [SIMD3<Double>], options: SlicingOptions = .defa
   guard let measures = HeadShapeMeasures(contour: atLevel.contour) else { throw .degenerateContour(height: level.height) }
   return HeadMeasurement(measures: measures, level: level, contourAtLevel: atLevel, layers: layers)
 }
+
+extension HeadMeasurement {
+  /// The measured head: the indices into ``layers`` of the unbroken run of layers around the
+  /// measurement level (no height step over 1.5 layer spacings) whose contours are at least
+  /// `minimumMeasuredFraction` measured. Layers outside it lie above or below where the scan
+  /// measured the whole contour (the vertex, the neck, bridged holes). Nil when the layer
+  /// nearest h* is itself less measured.
+  /// - Parameter minimumMeasuredFraction: 0…1, e.g. 0.9.
+  public func measuredLayerRange(minimumMeasuredFraction: Double) -> ClosedRange<Int>? {
+    guard !layers.isEmpty else { return nil }
+    let heights = layers.map(\.contour.height)
+    let steps = zip(heights.dropFirst(), heights).map { $0 - $1 }.filter { $0 > 0 }.sorted()
+    let spacing = steps.isEmpty ? 1 : steps[steps.count / 2]
+    guard let centre = heights.indices.min(by: { abs(heights[$0] - level.height) < abs(heights[$1] - level.height) }),
+      layers[centre].measuredFraction >= minimumMeasuredFraction
+    else { return nil }
+    var low = centre, high = centre
+    while low > 0, layers[low - 1].measuredFraction >= minimumMeasuredFraction, heights[low] - heights[low - 1] <= 1.5 * spacing { low -= 1 }
+    while high < layers.count - 1, layers[high + 1].measuredFraction >= minimumMeasuredFraction, heights[high + 1] - heights[high] <= 1.5 * spacing {
+      high += 1
+    }
+    return low...high
+  }
+}

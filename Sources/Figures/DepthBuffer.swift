@@ -20,29 +20,6 @@ struct DepthBuffer {
     depth[row * width + column] = max(depth[row * width + column], p.z)
   }
 
-  /// A triangle in grid units, depth interpolated across it.
-  mutating func fill(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) {
-    let area = (b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y)
-    guard abs(area) > 1e-12 else { return splat(a) }
-    let c0 = max(0, Int(min(a.x, b.x, c.x))), c1 = min(width - 1, Int(max(a.x, b.x, c.x)))
-    let r0 = max(0, Int(min(a.y, b.y, c.y))), r1 = min(height - 1, Int(max(a.y, b.y, c.y)))
-    guard c0 <= c1, r0 <= r1 else { return }
-    for row in r0...r1 {
-      for column in c0...c1 {
-        let x = Double(column) + 0.5, y = Double(row) + 0.5
-        let wa = ((b.x - x) * (c.y - y) - (c.x - x) * (b.y - y)) / area
-        let wb = ((c.x - x) * (a.y - y) - (a.x - x) * (c.y - y)) / area
-        let wc = 1 - wa - wb
-        guard wa >= -1e-9, wb >= -1e-9, wc >= -1e-9 else { continue }
-        let i = row * width + column
-        depth[i] = max(depth[i], wa * a.z + wb * b.z + wc * c.z)
-      }
-    }
-    splat(a)
-    splat(b)
-    splat(c)
-  }
-
   /// Empty cells with at least five of eight filled neighbours take their mean depth (twice):
   /// closes the gaps a cloud leaves between its points without growing its outline.
   mutating func closeHoles() {

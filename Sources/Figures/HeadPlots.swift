@@ -1,5 +1,6 @@
 import CVAI
 import Foundation
+import Reports
 import _HeadScanSupport
 
 /// SVG figures of a measurement, for people who would rather look than read.
@@ -55,18 +56,39 @@ public enum HeadPlots {
     return svg + "</svg>\n"
   }
 
-  /// Perimeter against height, the fitted band and h*.
-  public static func perimeterByHeight(_ m: HeadMeasurement) -> String {
-    let hs = m.layers.map(\.contour.height), ps = m.layers.map(\.contour.perimeter)
-    guard !hs.isEmpty else { return "" }
+  /// Perimeter against height over the measured head only, the fitted band and h*.
+  ///
+  /// Shows the unbroken run of layers around h* whose contours are at least
+  /// `minimumMeasuredFraction` measured (``HeadMeasurement/measuredLayerRange(minimumMeasuredFraction:)``)
+  /// and says where it ends; layers beyond it (the vertex, the neck) are bridged more than
+  /// measured and are left out. Empty when no layer qualifies.
+  public static func perimeterByHeight(_ m: HeadMeasurement, minimumMeasuredFraction: Double = measuredLayerFraction) -> String {
+    let run = m.measuredLayerRange(minimumMeasuredFraction: minimumMeasuredFraction)
+    let shown = run.map { Array(m.layers[$0]) } ?? m.layers.filter { $0.measuredFraction >= minimumMeasuredFraction }
+    let hs = shown.map(\.contour.height), ps = shown.map(\.contour.perimeter)
+    guard let lowest = hs.min(), let highest = hs.max() else { return "" }
     var chart = SVGChart(
       title: "Contour perimeter by height above the ears' plane", xLabel: "height h (mm)", yLabel: "perimeter (mm)",
-      x: SVGChart.padded(hs, margin: 0.02), y: SVGChart.padded(ps))
+      x: SVGChart.padded(hs + [m.level.height], margin: 0.02), y: SVGChart.padded(ps))
     chart.band(x: (m.level.longestLayerHeight - 10)...(m.level.longestLayerHeight + 10), colour: "#fdebd0")
+    chart.polyline(zip(hs, ps).map { SIMD2($0, $1) }, colour: "#9db3c9", width: 1)
     chart.dots(zip(hs, ps).map { SIMD2($0, $1) }, radius: 2)
     chart.verticalLine(at: m.level.height, colour: "#c0392b", label: String(format: "h* = %.1f mm (parabola over the longest layer ± 10 mm)", m.level.height))
+    let left = m.layers.count - shown.count
+    let percent = Int((minimumMeasuredFraction * 100).rounded())
+    if run != nil {
+      chart.note(
+        String(format: "Measured head: h %.0f to %.0f mm, layers with ≥ %d %% of the contour measured", lowest, highest, percent)
+          + (left > 0 ? "; \(left) less measured layer\(left == 1 ? "" : "s") beyond it not shown" : ""))
+    } else {
+      chart.note("The layer at h* is less than \(percent) % measured; only layers measured ≥ \(percent) % are shown")
+    }
     return chart.svg
   }
+
+  /// The share of a layer's contour that must be measured for the perimeter curve to show it:
+  /// the completeness a report asks of the contour at the measurement level.
+  public static let measuredLayerFraction = MeasureReport.completeContourPercent / 100
 }
 
 /// Maps layer coordinates (mm; x anterior, y left) to an SVG page seen from above, face up.

@@ -8,14 +8,19 @@ public struct HeadSurface: Sendable {
   public var points: [SIMD3<Double>]
   /// Triangles as indices into ``points``; empty for a cloud.
   public var triangles: [SIMD3<Int32>]
+  /// Per point of a mesh: whether it lies on surface the mesh filled (bridged across a hole,
+  /// not measured); drawn in grey-blue. Empty: every point measured.
+  public var filled: [Bool]
 
   /// A cloud (no `triangles`) or a mesh.
   /// - Parameters:
   ///   - points: head-frame points, millimetres.
   ///   - triangles: index triples into `points`, counter-clockwise seen from outside; default none.
-  public init(points: [SIMD3<Double>], triangles: [SIMD3<Int32>] = []) {
+  ///   - filled: per point, whether it lies on filled (not measured) surface; default none.
+  public init(points: [SIMD3<Double>], triangles: [SIMD3<Int32>] = [], filled: [Bool] = []) {
     self.points = points
     self.triangles = triangles
+    self.filled = filled
   }
 
   /// A cloud from head-frame points in **metres** (as `HeadFrameEstimate.headPoints(of:)` gives them).

@@ -114,7 +114,7 @@ public struct ScanReportPage: Sendable {
       <h2>Contour and level</h2>
       <div class="figures two">
       <figure>\(HeadPlots.contourAtLevel(measurement, denominator: report.cvaiDenominator ?? .longer))<figcaption>The contour at h* seen from above with length, width and the ±30° diagonals through its centre.</figcaption></figure>
-      <figure>\(HeadPlots.perimeterByHeight(measurement))<figcaption>Perimeter of every layer; h* is the vertex of a parabola over the longest layer ± 10 mm (shaded).</figcaption></figure>
+      <figure>\(HeadPlots.perimeterByHeight(measurement))<figcaption>Perimeter of each layer of the measured head (layers with at least \(Int((HeadPlots.measuredLayerFraction * 100).rounded())) % of the contour measured, up to where the scan stops measuring them); h* is the vertex of a parabola over the longest layer ± 10 mm (shaded).</figcaption></figure>
       </div>
       </section>
       """
@@ -125,14 +125,17 @@ public struct ScanReportPage: Sendable {
     let figures = HeadSurface.View.allCases.map { view in
       "<figure data-view=\"\(view.rawValue)\">\(surface.svg(view: view, measurementLevel: report.measurementLevel))<figcaption>\(view.caption)</figcaption></figure>"
     }
-    let what = surface.triangles.isEmpty ? "\(surface.points.count) points of the registered cloud" : "a mesh of \(surface.triangles.count) triangles"
+    let what =
+      surface.triangles.isEmpty
+      ? "\(surface.points.count) points of the registered cloud; dashed: the measurement level"
+      : "a closed mesh of \(surface.triangles.count) triangles made from the registered cloud; red: the surface at the measurement level h*; grey-blue: holes the mesh closed (not measured)"
     return """
       <section id="views">
       <h2>The head</h2>
       <div class="figures">
       \(figures.joined(separator: "\n"))
       </div>
-      <p class="info">Orthographic views of \(what) in the head frame; dashed: the measurement level.</p>
+      <p class="info">Orthographic views of \(what), in the head frame.</p>
       </section>
       """
   }

@@ -30,7 +30,7 @@ struct BatchCommand: ParsableCommand {
   @Option(help: "Where reports, figures and summary.csv go.")
   var out: String = ""
 
-  @Option(help: "Scans measured at once, \(optionRange(OptionBounds.jobs)) (default: the cores this process may use).")
+  @Option(help: "Scans measured at once, \(optionRange(OptionBounds.jobs)) (default: the cores this process may use). The cores are shared out among them: each scan's measure gets --jobs cores / N (at least 1).")
   var jobs: Int?
 
   @Option(help: "Head frame from: landmarks (default) or auto.")
@@ -76,10 +76,12 @@ struct BatchCommand: ParsableCommand {
   func run() throws {
     if cluster.isUsed { return try runOnSlurm() }
     try reportingErrors {
-      let batch = try makeBatch()
+      var batch = try makeBatch()
       let executable = Bundle.main.executablePath ?? URL(fileURLWithPath: CommandLine.arguments[0]).path
       let quiet = global.quiet
-      let outcomes = batch.run(executable: executable, workers: jobs ?? coresAvailable) {
+      let scansAtOnce = max(1, min(batch.items.count, jobs ?? coresAvailable))
+      batch.options.workersPerScan = Batch.workersPerScan(cores: coresAvailable, scansAtOnce: scansAtOnce)
+      let outcomes = batch.run(executable: executable, workers: scansAtOnce) {
         Self.report($0, $1, done: $2, total: $3, elapsed: $4, quiet: quiet)
       }
       try batch.writeSummary(outcomes)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeadScan
 import Figures
+import HeadMesh
 import _HeadScanSupport
 
 extension CVAIDenominator: ExpressibleByArgument {}
@@ -114,10 +115,18 @@ struct MeasureCommand: ParsableCommand {
     for (name, svg) in figures { try AtomicFile.write(Data(svg.utf8), to: folder + "/" + name) }
   }
 
-  /// The clinical report page: the report with its measurement, the head's cloud in the head
-  /// frame and the quality notes its JSON carries.
+  /// The clinical report page: the report with its measurement, the head as a mesh of the
+  /// fused cloud in the head frame (the cloud's points where no mesh can be made) and the
+  /// quality notes its JSON carries.
   func writeReportPage(_ measured: ScanMeasurement, to path: String) throws {
-    let surface = HeadSurface(headPointsInMetres: measured.headFrame.headPoints(of: measured.reconstruction.cloud))
+    let surface: HeadSurface
+    if let extraction = try? extractMesh(from: measured.reconstruction.cloud) {
+      let mesh = extraction.mesh.transformed(by: measured.headFrame.headFromWorld, scale: 1000)
+      surface = HeadSurface(
+        points: mesh.positions.map { SIMD3<Double>($0) }, triangles: mesh.triangles, filled: mesh.filled)
+    } else {
+      surface = HeadSurface(headPointsInMetres: measured.headFrame.headPoints(of: measured.reconstruction.cloud))
+    }
     let notes = QualityNote.notes(fromReportJSON: try measured.report.jsonData())
     let page = ScanReportPage(report: measured.report, measurement: measured.measurement, surface: surface, notes: notes)
     try AtomicFile.write(Data(page.html.utf8), to: path)

@@ -87,6 +87,28 @@ public enum ImageFiles {
     try write(bytes: values, width: width, height: height, format: HSI_GRAY8, to: path)
   }
 
+  /// Encodes BGR pixels (`width × height × 3` bytes, rows top to bottom) as a PNG in memory,
+  /// e.g. to embed a picture in a page. Returns nil when the size does not match the pixels or
+  /// libpng fails.
+  public static func pngData(bgr pixels: [UInt8], width: Int, height: Int) -> Data? {
+    guard width > 0, height > 0, width <= maximumPixels / height, pixels.count == width * height * 3 else { return nil }
+    var message = [CChar](repeating: 0, count: 256)
+    var size = 0
+    // The bound first (no compression), then one compression into a buffer of that size.
+    let bounded = pixels.withUnsafeBufferPointer {
+      hsi_encode_png($0.baseAddress, Int32(width), Int32(height), HSI_BGR8, nil, &size, &message, message.count)
+    }
+    guard bounded == HSI_OK, size > 0 else { return nil }
+    var out = [UInt8](repeating: 0, count: size)
+    let status = pixels.withUnsafeBufferPointer { source in
+      out.withUnsafeMutableBufferPointer {
+        hsi_encode_png(source.baseAddress, Int32(width), Int32(height), HSI_BGR8, $0.baseAddress, &size, &message, message.count)
+      }
+    }
+    guard status == HSI_OK else { return nil }
+    return Data(out.prefix(size))
+  }
+
   private static func write(bytes: [UInt8], width: Int, height: Int, format: hsi_pixel_format, to path: String) throws(ScanIOError) {
     var message = [CChar](repeating: 0, count: 256)
     let status = bytes.withUnsafeBufferPointer {

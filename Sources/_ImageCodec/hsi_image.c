@@ -248,31 +248,80 @@ hsi_status hsi_decode(const uint8_t *data, size_t size, hsi_pixel_format format,
   return HSI_UNSUPPORTED_FORMAT;
 }
 
+/* Checks the pixels and their size (`invalid` names the call when they are wrong) and fills a
+ * libpng simplified-API image for writing `format` pixels; HSI_INVALID_ARGUMENT with the
+ * message set when the arguments or the format are not ones PNG writing takes. */
+static hsi_status png_image_for_writing(png_image *image, const uint8_t *pixels, int32_t width,
+                                        int32_t height, hsi_pixel_format format, int allow_gray16,
+                                        const char *invalid, char *message,
+                                        size_t message_capacity) {
+  if (pixels == NULL || width <= 0 || height <= 0) {
+    set_message(message, message_capacity, invalid);
+    return HSI_INVALID_ARGUMENT;
+  }
+  memset(image, 0, sizeof *image);
+  image->version = PNG_IMAGE_VERSION;
+  image->width = (png_uint_32)width;
+  image->height = (png_uint_32)height;
+  switch (format) {
+    case HSI_BGR8: image->format = PNG_FORMAT_BGR; return HSI_OK;
+    case HSI_BGRA8: image->format = PNG_FORMAT_BGRA; return HSI_OK;
+    case HSI_GRAY8: image->format = PNG_FORMAT_GRAY; return HSI_OK;
+    case HSI_GRAY16:
+      if (allow_gray16) {
+        image->format = PNG_FORMAT_LINEAR_Y;
+        return HSI_OK;
+      }
+      break;
+    default: break;
+  }
+  set_message(message, message_capacity, "unsupported PNG format");
+  return HSI_INVALID_ARGUMENT;
+}
+
 hsi_status hsi_write_png(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
                          hsi_pixel_format format, char *message, size_t message_capacity) {
-  if (path == NULL || pixels == NULL || width <= 0 || height <= 0) {
-    set_message(message, message_capacity, "invalid PNG write arguments");
+  const char *invalid = "invalid PNG write arguments";
+  if (path == NULL) {
+    set_message(message, message_capacity, invalid);
     return HSI_INVALID_ARGUMENT;
   }
   png_image image;
-  memset(&image, 0, sizeof image);
-  image.version = PNG_IMAGE_VERSION;
-  image.width = (png_uint_32)width;
-  image.height = (png_uint_32)height;
-  switch (format) {
-    case HSI_BGR8: image.format = PNG_FORMAT_BGR; break;
-    case HSI_BGRA8: image.format = PNG_FORMAT_BGRA; break;
-    case HSI_GRAY8: image.format = PNG_FORMAT_GRAY; break;
-    case HSI_GRAY16: image.format = PNG_FORMAT_LINEAR_Y; break;
-    default:
-      set_message(message, message_capacity, "unsupported PNG format");
-      return HSI_INVALID_ARGUMENT;
-  }
+  hsi_status status = png_image_for_writing(&image, pixels, width, height, format, 1, invalid,
+                                            message, message_capacity);
+  if (status != HSI_OK) return status;
   if (!png_image_write_to_file(&image, path, 0, pixels, 0, NULL)) {
     set_message(message, message_capacity, image.message);
     png_image_free(&image);
     return HSI_ENCODE_ERROR;
   }
+  return HSI_OK;
+}
+
+hsi_status hsi_encode_png(const uint8_t *pixels, int32_t width, int32_t height,
+                          hsi_pixel_format format, uint8_t *out, size_t *size, char *message,
+                          size_t message_capacity) {
+  const char *invalid = "invalid PNG encode arguments";
+  if (size == NULL) {
+    set_message(message, message_capacity, invalid);
+    return HSI_INVALID_ARGUMENT;
+  }
+  png_image image;
+  hsi_status status = png_image_for_writing(&image, pixels, width, height, format, 0, invalid,
+                                            message, message_capacity);
+  if (status != HSI_OK) return status;
+  if (out == NULL) {
+    /* libpng's bound, so that a caller compresses once into a buffer of this size. */
+    *size = (size_t)PNG_IMAGE_PNG_SIZE_MAX(image);
+    return HSI_OK;
+  }
+  png_alloc_size_t bytes = (png_alloc_size_t)*size;
+  if (!png_image_write_to_memory(&image, out, &bytes, 0, pixels, 0, NULL)) {
+    set_message(message, message_capacity, bytes > *size ? "output buffer too small" : image.message);
+    png_image_free(&image);
+    return HSI_ENCODE_ERROR;
+  }
+  *size = (size_t)bytes;
   return HSI_OK;
 }
 

@@ -110,6 +110,22 @@ struct BatchTests {
         "measure", "scans/s1.rgbdscan", "--json", "out/s1.json", "--frame", "auto", "--quiet", "--plots", "out/s1-plots", "--html",
         "out/s1.html", "--focal-length", "estimate", "--cap", "cap file.json",
       ])
+    options.workersPerScan = 3
+    batch.options = options
+    #expect(
+      batch.measureArguments(for: item) == [
+        "measure", "scans/s1.rgbdscan", "--json", "out/s1.json", "--frame", "auto", "--quiet", "--plots", "out/s1-plots", "--html",
+        "out/s1.html", "--jobs", "3", "--focal-length", "estimate", "--cap", "cap file.json",
+      ])
+  }
+
+  /// The cores are shared out among the scans measured at once, one worker at least.
+  @Test func eachScanGetsItsShareOfTheCores() {
+    #expect(Batch.workersPerScan(cores: 16, scansAtOnce: 4) == 4)
+    #expect(Batch.workersPerScan(cores: 16, scansAtOnce: 3) == 5)
+    #expect(Batch.workersPerScan(cores: 2, scansAtOnce: 4) == 1)
+    #expect(Batch.workersPerScan(cores: 8, scansAtOnce: 1) == 8)
+    #expect(Batch.workersPerScan(cores: 0, scansAtOnce: 0) == 1)
   }
 
   @Test func aReportIsUpToDateOnlyWhenNewerThanTheScanAndWhatItWasMeasuredFrom() throws {

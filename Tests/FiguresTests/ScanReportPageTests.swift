@@ -1,6 +1,7 @@
 import CVAI
 import Foundation
 import Reports
+import ScanIO
 import Testing
 import _TestSupport
 
@@ -10,6 +11,8 @@ import _TestSupport
 struct ScanReportPageTests {
   /// A page that fetches nothing: no scripts, links, images by address, imports or fonts from elsewhere.
   static func expectSelfContained(_ html: String) {
+    // Pictures embedded as data (the mesh views' PNGs) are part of the page.
+    let html = html.replacingOccurrences(of: "href=\"data:image/png;base64,", with: "")
     for forbidden in ["<script", "<link", "src=", "href=", "@import", "url(", "https://"] {
       #expect(!html.contains(forbidden), "the page contains \(forbidden)")
     }
@@ -54,10 +57,10 @@ struct ScanReportPageTests {
     #expect(QualityNote.notes(fromReportJSON: Data("[1, 2]".utf8)).isEmpty)
   }
 
-  /// A sphere of radius 50 mm drawn from its points and from a mesh of it: the filled silhouette
-  /// covers π r² within a few cells' outline, and both agree.
-  @Test func viewsFillTheSilhouetteFromPointsOrTriangles() {
-    let r = 50.0, rings = 150, segments = 300  // about 1 mm apart, as the fused cloud's 1 mm voxels
+  /// A UV sphere of radius `r` mm, about 1 mm between points (as the fused cloud's 1 mm voxels),
+  /// and its triangles (counter-clockwise seen from outside).
+  static func sphere(radius r: Double) -> (points: [SIMD3<Double>], triangles: [SIMD3<Int32>]) {
+    let rings = Int((Double.pi * r).rounded()), segments = 2 * rings
     var points: [SIMD3<Double>] = [[0, 0, r], [0, 0, -r]]
     for i in 1..<rings {
       let polar = Double(i) / Double(rings) * .pi
@@ -76,17 +79,86 @@ struct ScanReportPageTests {
         triangles.append([index(i, j), index(i + 1, j + 1), index(i, j + 1)])
       }
     }
+    return (points, triangles)
+  }
+
+  /// The PNG a mesh view embeds, decoded (BGRA).
+  static func embeddedPicture(_ svg: String) throws -> ImageFiles.BGRA {
+    let start = try #require(svg.range(of: "href=\"data:image/png;base64,"))
+    let base64 = svg[start.upperBound...].prefix { $0 != "\"" }
+    let data = try #require(Data(base64Encoded: String(base64)))
+    return try ImageFiles.decodeColor(data, path: "view.png")
+  }
+
+  /// A sphere of radius 50 mm drawn from its points and from a mesh of it: the filled silhouette
+  /// covers π r² within the outline's cells.
+  @Test func viewsFillTheSilhouetteFromPointsOrTriangles() throws {
+    let r = 50.0, (points, triangles) = Self.sphere(radius: r)
     let cell = 1.5
-    for surface in [HeadSurface(points: points), HeadSurface(points: points, triangles: triangles + [[0, 1, 99_999]])] {
-      for view in HeadSurface.View.allCases {
-        let svg = surface.svg(view: view, cellSize: cell)
-        // Cells drawn: each run "M c r h n v1 h-n z" covers n cells.
-        let runs = svg.split(separator: "h").compactMap { part -> Int? in part.hasPrefix("-") ? nil : Int(part.prefix { $0.isNumber }) }
-        let cells = Double(runs.reduce(0, +))
-        let disc = Double.pi * r * r / (cell * cell), outline = 2 * Double.pi * r / cell
-        #expect(abs(cells - disc) < outline, "\(view) \(surface.triangles.isEmpty ? "points" : "mesh"): \(cells) cells, disc \(disc)")
+    let disc = Double.pi * r * r / (cell * cell), outline = 2 * Double.pi * r / cell
+    for view in HeadSurface.View.allCases {
+      let svg = HeadSurface(points: points).svg(view: view, cellSize: cell)
+      // Cells drawn: each run "M c r h n v1 h-n z" covers n cells.
+      let runs = svg.split(separator: "h").compactMap { part -> Int? in part.hasPrefix("-") ? nil : Int(part.prefix { $0.isNumber }) }
+      let cells = Double(runs.reduce(0, +))
+      #expect(abs(cells - disc) < outline, "\(view) points: \(cells) cells, disc \(disc)")
+      // The mesh (one triangle naming a missing point is skipped) as a picture: pixels not white.
+      let picture = try Self.embeddedPicture(HeadSurface(points: points, triangles: triangles + [[0, 1, 99_999]]).svg(view: view, cellSize: cell))
+      var inked = 0.0
+      for i in 0..<(picture.width * picture.height) {
+        let b = picture.bytes[4 * i], g = picture.bytes[4 * i + 1], red = picture.bytes[4 * i + 2]
+        inked += (255 - Double(min(b, g, red))) > 8 ? 1 : 0
+      }
+      #expect(abs(inked - disc) < outline, "\(view) mesh: \(inked) pixels, disc \(disc)")
+    }
+  }
+
+  /// Luminance along the sphere's middle row seen from the front: a mesh view is smooth (one
+  /// highlight, no rings: the first difference changes sign at most twice) and not banded (many
+  /// distinct shades), and the measurement level is a red band at its height across the sphere.
+  @Test func meshViewsAreSmoothAndPaintTheLevel() throws {
+    let r = 50.0, (points, triangles) = Self.sphere(radius: r)
+    let cell = 0.5, level = 20.0
+    let picture = try Self.embeddedPicture(HeadSurface(points: points, triangles: triangles).svg(view: .front, cellSize: cell, measurementLevel: level))
+    func pixel(_ column: Int, _ row: Int) -> (red: Int, green: Int, blue: Int) {
+      let o = 4 * (row * picture.width + column)
+      return (Int(picture.bytes[o + 2]), Int(picture.bytes[o + 1]), Int(picture.bytes[o]))
+    }
+    // Rows run down from z = r; the middle row is z ≈ 0.
+    let middle = picture.height / 2
+    let inside = Int(0.1 * r / cell)..<Int(1.9 * r / cell)
+    let luminance = inside.map { c -> Int in let p = pixel(c, middle); return (299 * p.red + 587 * p.green + 114 * p.blue) / 1000 }
+    let steps = zip(luminance.dropFirst(), luminance).map { $0 - $1 }.filter { $0 != 0 }
+    let turns = zip(steps.dropFirst(), steps).filter { ($0 > 0) != ($1 > 0) }.count
+    #expect(turns <= 2, "luminance turns \(turns) times along the middle row")
+    #expect(Set(luminance).count >= 40, "\(Set(luminance).count) shades along the middle row")
+    // Red where |z − 20| ≤ 0.6 mm (rows around (r − 20) / cell), nowhere else.
+    var redRows = Set<Int>()
+    for row in 0..<picture.height {
+      for column in 0..<picture.width {
+        let p = pixel(column, row)
+        if p.red > 120, p.red > 2 * p.green, p.red > 2 * p.blue { redRows.insert(row) }
       }
     }
+    let expected = (r - level) / cell
+    #expect(!redRows.isEmpty && redRows.allSatisfy { abs(Double($0) + 0.5 - expected) <= 0.6 / cell + 1.5 }, "red rows \(redRows.sorted())")
+    let bandRow = Int(expected)
+    let chord = 2 * (r * r - level * level).squareRoot() / cell
+    let redAcross = (0..<picture.width).filter { c in
+      (Int(expected) - 1...Int(expected) + 1).contains { row in let p = pixel(c, row); return p.red > 120 && p.red > 2 * p.green }
+    }.count
+    #expect(Double(redAcross) > 0.9 * chord, "red across \(redAcross) of \(chord) pixels at row \(bandRow)")
+  }
+
+  /// Filled (not measured) surface is drawn grey-blue, measured surface skin-toned.
+  @Test func filledSurfaceIsDrawnApart() throws {
+    let r = 50.0, (points, triangles) = Self.sphere(radius: r)
+    let filled = points.map { $0.z > 30 }
+    let picture = try Self.embeddedPicture(HeadSurface(points: points, triangles: triangles, filled: filled).svg(view: .top, cellSize: 1))
+    let centre = 4 * ((picture.height / 2) * picture.width + picture.width / 2)
+    #expect(picture.bytes[centre] > picture.bytes[centre + 2], "the vertex (filled) is bluish")
+    let rim = 4 * ((picture.height / 2) * picture.width + Int(0.08 * r))
+    #expect(picture.bytes[rim + 2] > picture.bytes[rim], "the equator (measured) is skin-toned")
   }
 
   @Test func viewsOfNothingOrOfUnboundedPointsSaySo() {

@@ -90,6 +90,20 @@ struct ReportPageCommandTests {
       let cvai = try #require(report["cvai"] as? Double)
       #expect(page.contains("data-key=\"cvai\">\(String(format: "%.1f", cvai))<"))
       for section in ["id=\"measures\"", "id=\"scales\"", "id=\"figures\"", "id=\"views\"", "id=\"quality\""] { #expect(page.contains(section)) }
+      // The head is drawn from a closed mesh of the fused cloud: three embedded pictures.
+      #expect(page.contains("a closed mesh of") && page.components(separatedBy: "href=\"data:image/png;base64,").count == 4)
+      // The perimeter curve says where the measured head ends.
+      #expect(page.contains("Measured head: h "))
+      guard HeadlessBrowser.isAvailable else { return }
+      let png = folder.appendingPathComponent("orbit.png")
+      let rendering = try HeadlessBrowser.render(page: URL(fileURLWithPath: html), png: png, width: 900, height: 1900)
+      #expect(rendering.inkedFraction > 0.08, "inked \(rendering.inkedFraction)")
+      // HEADSCAN_DOC_IMAGES=docs/images keeps the screenshot for the manual (scripts/doc-images.sh).
+      if let images = ProcessInfo.processInfo.environment["HEADSCAN_DOC_IMAGES"], !images.isEmpty {
+        let target = URL(fileURLWithPath: images).appendingPathComponent("report-page.png")
+        _ = try? FileManager.default.removeItem(at: target)
+        try FileManager.default.copyItem(at: png, to: target)
+      }
     }
   }
 }

@@ -58,6 +58,16 @@ hsi_status hsi_decode(const uint8_t *data, size_t size, hsi_pixel_format format,
 hsi_status hsi_write_png(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
                          hsi_pixel_format format, char *message, size_t message_capacity);
 
+/*
+ * Encodes tightly packed HSI_BGR8, HSI_BGRA8 or HSI_GRAY8 pixels as a PNG in memory. With
+ * `out` NULL, sets `*size` to the most bytes the PNG can take (libpng's bound, computed without
+ * compressing); otherwise writes at most `*size` bytes to `out` and sets `*size` to the bytes
+ * written.
+ */
+hsi_status hsi_encode_png(const uint8_t *pixels, int32_t width, int32_t height,
+                          hsi_pixel_format format, uint8_t *out, size_t *size, char *message,
+                          size_t message_capacity);
+
 /* Writes a baseline JPEG from tightly packed HSI_BGR8 or HSI_BGRA8 pixels; quality 1…100. */
 hsi_status hsi_write_jpeg(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
                           hsi_pixel_format format, int32_t quality, char *message,

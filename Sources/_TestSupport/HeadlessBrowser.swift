@@ -2,34 +2,34 @@ import Foundation
 import ScanIO
 
 /// Debian's Chromium run headless on a page: its PNG screenshot and its DOM after layout.
-enum HeadlessBrowser {
-  static let path = "/usr/bin/chromium"
+public enum HeadlessBrowser {
+  public static let path = "/usr/bin/chromium"
 
   /// Whether the browser is installed (scripts/setup.sh installs it); tests skip visibly without.
-  static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: path) }
+  public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
   /// What the browser made of one page.
-  struct Rendering {
-    var dom: String
-    var width: Int
-    var height: Int
+  public struct Rendering {
+    public var dom: String
+    public var width: Int
+    public var height: Int
     /// Per-pixel luminance, 0–255.
-    var luminance: [Double]
+    public var luminance: [Double]
 
     /// Variance of the luminance: 0 for a blank page.
-    var luminanceVariance: Double {
+    public var luminanceVariance: Double {
       let mean = luminance.reduce(0, +) / Double(max(1, luminance.count))
       return luminance.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, luminance.count))
     }
 
     /// Share of the pixels that are not (near) white.
-    var inkedFraction: Double {
+    public var inkedFraction: Double {
       Double(luminance.filter { $0 < 240 }.count) / Double(max(1, luminance.count))
     }
   }
 
   /// Renders the HTML file at `page` in a `width` × `height` window: screenshot to `png`, DOM as text.
-  static func render(page: URL, png: URL, width: Int = 900, height: Int = 1800) throws -> Rendering {
+  public static func render(page: URL, png: URL, width: Int = 900, height: Int = 1800) throws -> Rendering {
     let common = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--user-data-dir=" + png.deletingLastPathComponent().appendingPathComponent("chromium-profile").path]
     _ = try run(common + ["--window-size=\(width),\(height)", "--screenshot=" + png.path, page.absoluteString])
     let dom = try run(common + ["--dump-dom", page.absoluteString])
@@ -46,7 +46,7 @@ enum HeadlessBrowser {
   /// Screenshots the page at `width` × `height` CSS pixels with `deviceScaleFactor` device pixels
   /// a CSS pixel: a PNG of `width × factor` by `height × factor` pixels, so that at factor
   /// `dpi / 96` a length of one inch in the page is `dpi` pixels long.
-  static func screenshot(page: URL, png: URL, width: Int, height: Int, deviceScaleFactor: Double) throws -> ImageFiles.BGRA {
+  public static func screenshot(page: URL, png: URL, width: Int, height: Int, deviceScaleFactor: Double) throws -> ImageFiles.BGRA {
     let common = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--user-data-dir=" + png.deletingLastPathComponent().appendingPathComponent("chromium-profile").path]
     _ = try run(common + ["--force-device-scale-factor=\(deviceScaleFactor)", "--window-size=\(width),\(height)", "--screenshot=" + png.path, page.absoluteString])
     return try ImageFiles.readColor(at: png.path)
@@ -54,7 +54,7 @@ enum HeadlessBrowser {
 
   /// Prints the page to PDF as Chromium's print dialog would (no header or footer): the page
   /// count and the first page's size in points.
-  static func printToPDF(page: URL, pdf: URL) throws -> (pages: Int, size: SIMD2<Double>?) {
+  public static func printToPDF(page: URL, pdf: URL) throws -> (pages: Int, size: SIMD2<Double>?) {
     let common = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-pdf-header-footer", "--user-data-dir=" + pdf.deletingLastPathComponent().appendingPathComponent("chromium-profile").path]
     _ = try run(common + ["--print-to-pdf=" + pdf.path, page.absoluteString])
     let text = String(decoding: try Data(contentsOf: pdf), as: Unicode.ASCII.self)
