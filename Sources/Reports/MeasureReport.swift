@@ -89,6 +89,9 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
   public var patientID: String?
   /// When the scan was recorded, ISO 8601, as the scan's header gives it (header key `recordedAt`).
   public var recordedAt: String?
+  /// The child's age at the scan, days: in de-identified reports made with a birth date, instead
+  /// of ``recordedAt`` (docs/formats.md, "De-identified copies").
+  public var ageAtScanDays: Int?
 
   /// A report holding the always-present keys only (e.g. from another tool).
   public init(
