@@ -262,35 +262,27 @@ func minimumFiltered(_ values: [Double], width: Int, height: Int, radius: Int) -
 /// `mask` grown by `radius` pixels in each direction (a square: rows, then columns).
 func dilated(_ mask: [Bool], width: Int, height: Int, radius: Int) -> [Bool] {
   guard radius > 0 else { return mask }
-  var rows = [Bool](repeating: false, count: mask.count)
-  for y in 0..<height {
-    var last = -radius - 1  // the last set pixel at or left of x, or far away
-    var next = [Int](repeating: Int.max, count: width)  // the first set pixel at or right of x
-    var upcoming = Int.max
-    for x in stride(from: width - 1, through: 0, by: -1) {
-      if mask[y * width + x] { upcoming = x }
-      next[x] = upcoming
+  // One pass along `lines` lines of `length` values each; `index(line, k)` finds the k-th. A value
+  // is set when a set one lies within `radius` before or after it along its line.
+  func pass(_ input: [Bool], lines: Int, length: Int, index: (Int, Int) -> Int) -> [Bool] {
+    var out = [Bool](repeating: false, count: input.count)
+    var next = [Int](repeating: Int.max, count: length)  // the first set value at or after k
+    for line in 0..<lines {
+      var upcoming = Int.max
+      for k in stride(from: length - 1, through: 0, by: -1) {
+        if input[index(line, k)] { upcoming = k }
+        next[k] = upcoming
+      }
+      var last = -radius - 1  // the last set value at or before k, or far away
+      for k in 0..<length {
+        if input[index(line, k)] { last = k }
+        out[index(line, k)] = k - last <= radius || (next[k] != Int.max && next[k] - k <= radius)
+      }
     }
-    for x in 0..<width {
-      if mask[y * width + x] { last = x }
-      rows[y * width + x] = x - last <= radius || (next[x] != Int.max && next[x] - x <= radius)
-    }
+    return out
   }
-  var out = [Bool](repeating: false, count: mask.count)
-  for x in 0..<width {
-    var last = -radius - 1
-    var upcoming = Int.max
-    var next = [Int](repeating: Int.max, count: height)
-    for y in stride(from: height - 1, through: 0, by: -1) {
-      if rows[y * width + x] { upcoming = y }
-      next[y] = upcoming
-    }
-    for y in 0..<height {
-      if rows[y * width + x] { last = y }
-      out[y * width + x] = y - last <= radius || (next[y] != Int.max && next[y] - y <= radius)
-    }
-  }
-  return out
+  let rows = pass(mask, lines: height, length: width) { $0 * width + $1 }
+  return pass(rows, lines: width, length: height) { $1 * width + $0 }
 }
 
 extension PointSet {
