@@ -4,7 +4,6 @@ import HeadMesh
 import HeadScan
 import PointCloud
 import Registration
-import HeadScan
 import ScanIO
 import _HeadScanSupport
 
@@ -106,10 +105,11 @@ struct ReconstructCommand: ParsableCommand {
       options.workers = workers.jobs
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       let face = try deidentified.map { _ in try faceRegion(of: result, scan: reader, landmarks: landmarksFile) }
-      try AtomicFile.write(PLYFormat.encode(face.map { result.cloud.removingFace($0) } ?? result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
+      let cloud = face.map { result.cloud.removingFace($0) } ?? result.cloud
+      try AtomicFile.write(PLYFormat.encode(cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let summary = ReconstructionReport(result, fusion: options.fusion)
       var meshLine: String?
-      if let mesh { meshLine = try writeMesh(of: result, to: mesh, scan: reader, landmarks: headFrame ? landmarksFile : nil, face: face) }
+      if let mesh { meshLine = try writeMesh(of: result, cloud: cloud, to: mesh, scan: reader, landmarks: headFrame ? landmarksFile : nil, face: face) }
       if let json { try writeJSON(summary, to: json) }
       print(render(summary, result: result) + (meshLine.map { "\n" + $0 } ?? ""))
     }
@@ -157,17 +157,18 @@ struct ReconstructCommand: ParsableCommand {
     return lines.joined(separator: "\n")
   }
 
-  /// Meshes the fused cloud, moves it into the frame and unit asked for and writes it; returns
-  /// the line to print.
+  /// Meshes `cloud` (the fused cloud as written, the face taken out when de-identifying), moves it
+  /// into the frame and unit asked for and writes it; returns the line to print.
   func writeMesh(
-    of result: HeadReconstruction, to path: String, scan reader: any ScanReader, landmarks: (String, LandmarkFile)?, face: FaceRegion? = nil
+    of result: HeadReconstruction, cloud: PointSet, to path: String, scan reader: any ScanReader, landmarks: (String, LandmarkFile)?,
+    face: FaceRegion? = nil
   ) throws -> String {
     var options = MeshOptions.default
     options.gridSpacing = meshSpacing / 1000
     options.targetTriangleCount = meshTriangles
     let extraction: MeshExtraction
     do {
-      extraction = try extractMesh(from: face.map { result.cloud.removingFace($0) } ?? result.cloud, options: options)
+      extraction = try extractMesh(from: cloud, options: options)
     } catch {
       throw CommandError("\(scan): \(error)")
     }
