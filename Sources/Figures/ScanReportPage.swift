@@ -41,7 +41,7 @@ public struct ScanReportPage: Sendable {
 
   /// `Head shape report – patient P – DATE` (parts unknown to the report left out).
   public var title: String {
-    (["Head shape report"] + [report.patientID.map { "patient \($0)" }, report.recordedAt].compactMap { $0 }).joined(separator: " – ")
+    (["Head shape report"] + [report.patientID.map { "patient \($0)" }, report.recordedAt ?? report.ageAtScanDays.map { "age \($0) days" }].compactMap { $0 }).joined(separator: " – ")
   }
 
   /// The page.
@@ -64,7 +64,7 @@ public struct ScanReportPage: Sendable {
 
   private var header: String {
     let rows: [(String, String?)] = [
-      ("Patient", report.patientID ?? "not recorded"), ("Recorded", report.recordedAt ?? "not recorded"), ("Scan", report.scan),
+      ("Patient", report.patientID ?? "not recorded"), ("Recorded", report.recordedAt ?? report.ageAtScanDays.map { "age \($0) days" } ?? "not recorded"), ("Scan", report.scan),
       ("Head frame", report.headFrame), ("Measured with", "headscan \(report.headscanVersion ?? "version not recorded")"),
     ]
     let list = rows.compactMap { name, value in value.map { "<dt>\(name)</dt><dd data-key=\"\(name.lowercased())\">\(HTMLPage.escaped($0))</dd>" } }

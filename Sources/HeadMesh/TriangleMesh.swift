@@ -100,6 +100,26 @@ public struct TriangleMesh: Sendable, Equatable {
     moved.positions = positions.map { SIMD3<Float>(transform.apply(SIMD3<Double>($0)) * scale) }
     return moved
   }
+
+  /// The mesh without every triangle that has a corner where `remove` holds, and without the
+  /// vertices no triangle uses any more (e.g. a de-identified copy's face). The result is open
+  /// where triangles went.
+  public func removingTriangles(touching remove: (SIMD3<Float>) -> Bool) -> TriangleMesh {
+    let removed = positions.map(remove)
+    let kept = triangles.filter { !removed[Int($0.x)] && !removed[Int($0.y)] && !removed[Int($0.z)] }
+    var newIndex = [Int32](repeating: -1, count: positions.count)
+    var order: [Int] = []
+    for t in kept {
+      for v in [Int(t.x), Int(t.y), Int(t.z)] where newIndex[v] < 0 {
+        newIndex[v] = Int32(order.count)
+        order.append(v)
+      }
+    }
+    return TriangleMesh(
+      positions: order.map { positions[$0] }, colours: colours.count == positions.count ? order.map { colours[$0] } : [],
+      filled: filled.count == positions.count ? order.map { filled[$0] } : [],
+      triangles: kept.map { SIMD3(newIndex[Int($0.x)], newIndex[Int($0.y)], newIndex[Int($0.z)]) })
+  }
 }
 
 /// Cross product.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeadScan
 import ScanIO
 import _HeadScanSupport
 
@@ -36,6 +37,8 @@ struct ConvertCommand: ParsableCommand {
 
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
 
+  @OptionGroup(title: "De-identification") var deidentification: DeidentifyOptions
+
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
@@ -59,6 +62,10 @@ struct ConvertCommand: ParsableCommand {
       let destination: ScanDestination =
         toStream
         ? .stream(path: output, depthEncoding: depthEncoding) : .tumFolder(path: output, colorFormat: colorFormat == .png ? .png : .jpeg(quality: 92))
+      if let header = try deidentification.header() {
+        try convertDeidentified(to: destination, landmarks: (sourceLandmarks, targetLandmarks), header: header, frames: reader.frameCount)
+        return
+      }
       let progress = ProgressReporter("converting", total: reader.frameCount, options: global)
       let conversion = try convertScan(reader, to: destination) { done, _ in progress.update(done) }
       let ownIntrinsics = conversion.framesWithOwnIntrinsics
@@ -74,6 +81,29 @@ struct ConvertCommand: ParsableCommand {
       }
       print(wrote)
     }
+  }
+
+  /// `convert --deidentify`: the copy with its header pseudonymised and the face removed, and
+  /// its landmarks as world points beside it.
+  func convertDeidentified(
+    to destination: ScanDestination, landmarks: (source: String, target: String), header: HeaderDeidentification, frames: Int
+  ) throws {
+    try checkOutput(landmarks.target, isNot: [scan, landmarks.source])
+    var options = ScanDeidentificationOptions(header: header)
+    options.measure.scan = try input.openOptions()
+    let bars = stageProgress(global), writing = ProgressReporter("de-identifying", total: frames, options: global)
+    let copy = try deidentifyScan(
+      at: scan, landmarks: .file(landmarks.source), to: destination, options: options,
+      progress: { event in
+        if case .warning(let line) = event { printWarning(line, options: global) }
+        if case .reconstructing(let stage, let done, let total) = event { bars(stage, done, total) }
+      }, writing: { done, _ in writing.update(done) })
+    try AtomicFile.write(copy.landmarks.jsonData(), to: landmarks.target)
+    print(
+      "wrote \(output) (\(copy.frames) frames, de-identified: patient \(copy.header.patientID ?? "not recorded"), "
+        + (copy.header.ageAtScanDays.map { "age \($0) days" } ?? "recorded \(copy.header.recordedAt ?? "not recorded")")
+        + ", \(copy.colourPixelsBlanked) colour pixels and \(copy.depthSamplesRemoved) depth samples of the face removed"
+        + (copy.framesBlankedWhole > 0 ? ", \(copy.framesBlankedWhole) unplaced frames blanked whole" : "") + "), \(landmarks.target)")
   }
 
   /// `path` with `..` and symbolic links resolved, to compare two paths.

@@ -61,6 +61,7 @@ struct MeasureCommand: ParsableCommand {
 
   @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
+  @OptionGroup(title: "De-identification") var deidentification: DeidentifyOptions
 
   @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
@@ -77,6 +78,7 @@ struct MeasureCommand: ParsableCommand {
         frame == .auto ? .automaticFrame : landmarks == "auto" ? .automaticLandmarks : landmarks.map { .file($0) } ?? .besideScan
       let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 }
       for output in [json, cloud, html].compactMap({ $0 }) { try checkOutput(output, isNot: inputs) }
+      let deidentified = try deidentification.header()
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator
       options.contour = contour
@@ -84,13 +86,14 @@ struct MeasureCommand: ParsableCommand {
       options.scan = try input.openOptions()
       options.workers = workers.jobs
       let reconstructionBars = stageProgress(global)
-      let measured = try measureScan(at: scan, landmarks: source, options: options) { event in
+      var measured = try measureScan(at: scan, landmarks: source, options: options) { event in
         switch event {
         case .warning(let line): printWarning(line, options: global)
         case .reconstructing(let stage, let done, let total): reconstructionBars(stage, done, total)
         case .measuring, .bootstrapping: break
         }
       }
+      if let deidentified { measured = try measured.deidentified(by: deidentified, scan: scan) }
       if let json { try AtomicFile.write(try measured.report.jsonData(), to: json) }
       if let cloud {
         try AtomicFile.write(PLYFormat.encode(measured.reconstruction.cloud, comment: "headscan measure \(scan)"), to: cloud)

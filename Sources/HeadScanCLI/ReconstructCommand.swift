@@ -65,6 +65,7 @@ struct ReconstructCommand: ParsableCommand {
   var millimetres = false
 
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
+  @OptionGroup(title: "De-identification") var deidentification: DeidentifyOptions
 
   @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
@@ -74,7 +75,7 @@ struct ReconstructCommand: ParsableCommand {
     if mesh == nil && (headFrame || millimetres || meshTriangles != nil) {
       throw ValidationError("--head-frame, --millimetres and --mesh-triangles go with --mesh")
     }
-    if landmarks != nil && !headFrame { throw ValidationError("--landmarks goes with --head-frame") }
+    if landmarks != nil && !headFrame && !deidentification.deidentify { throw ValidationError("--landmarks goes with --head-frame or --deidentify") }
     try checkOption(meshSpacing, "--mesh-spacing", OptionBounds.meshSpacing, unit: "mm")
     try checkOption(meshTriangles, "--mesh-triangles", OptionBounds.meshTriangles)
     try checkOption(voxel, "--voxel", OptionBounds.voxel, unit: "mm")
@@ -89,7 +90,11 @@ struct ReconstructCommand: ParsableCommand {
       let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       // The landmarks are read and checked before the long work starts.
-      let landmarksPath = headFrame ? (landmarks ?? LandmarkSource.besideScan.path(forScan: scan)) : nil
+      let deidentified = try deidentification.header()
+      let landmarksPath = headFrame || deidentified != nil ? (landmarks ?? LandmarkSource.besideScan.path(forScan: scan)) : nil
+      if deidentified != nil, let landmarksPath, !FileManager.default.fileExists(atPath: landmarksPath) {
+        throw CommandError("\(scan): cannot locate the face: no landmarks file \(landmarksPath)")
+      }
       let landmarksFile = try landmarksPath.map { ($0, try LandmarkFile(path: $0)) }
       if let (path, file) = landmarksFile { try checkLandmarks(file, path: path, scan: reader) }
       var options = ReconstructionOptions.default
@@ -100,10 +105,11 @@ struct ReconstructCommand: ParsableCommand {
       options.focalLength = depthLifting.focalLength
       options.workers = workers.jobs
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
-      try AtomicFile.write(PLYFormat.encode(result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
+      let face = try deidentified.map { _ in try faceRegion(of: result, scan: reader, landmarks: landmarksFile) }
+      try AtomicFile.write(PLYFormat.encode(face.map { result.cloud.removingFace($0) } ?? result.cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let summary = ReconstructionReport(result, fusion: options.fusion)
       var meshLine: String?
-      if let mesh { meshLine = try writeMesh(of: result, to: mesh, scan: reader, landmarks: landmarksFile) }
+      if let mesh { meshLine = try writeMesh(of: result, to: mesh, scan: reader, landmarks: headFrame ? landmarksFile : nil, face: face) }
       if let json { try writeJSON(summary, to: json) }
       print(render(summary, result: result) + (meshLine.map { "\n" + $0 } ?? ""))
     }
@@ -153,15 +159,15 @@ struct ReconstructCommand: ParsableCommand {
 
   /// Meshes the fused cloud, moves it into the frame and unit asked for and writes it; returns
   /// the line to print.
-  func writeMesh(of result: HeadReconstruction, to path: String, scan reader: any ScanReader, landmarks: (String, LandmarkFile)?) throws
-    -> String
-  {
+  func writeMesh(
+    of result: HeadReconstruction, to path: String, scan reader: any ScanReader, landmarks: (String, LandmarkFile)?, face: FaceRegion? = nil
+  ) throws -> String {
     var options = MeshOptions.default
     options.gridSpacing = meshSpacing / 1000
     options.targetTriangleCount = meshTriangles
     let extraction: MeshExtraction
     do {
-      extraction = try extractMesh(from: result.cloud, options: options)
+      extraction = try extractMesh(from: face.map { result.cloud.removingFace($0) } ?? result.cloud, options: options)
     } catch {
       throw CommandError("\(scan): \(error)")
     }
@@ -170,16 +176,27 @@ struct ReconstructCommand: ParsableCommand {
       headFromWorld = try HeadFrameEstimate.fromLandmarks(file, path: landmarksPath, scan: reader, reconstruction: result).headFromWorld
     }
     let frame = landmarks == nil ? "world frame" : "head frame", unit = millimetres ? "millimetres" : "metres"
-    let written = extraction.mesh.transformed(by: headFromWorld, scale: millimetres ? 1000 : 1)
+    let mesh = face.map { face in extraction.mesh.removingTriangles { face.contains(SIMD3<Double>($0)) } } ?? extraction.mesh
+    let written = mesh.transformed(by: headFromWorld, scale: millimetres ? 1000 : 1)
     try written.write(to: path, comment: "headscan reconstruct \(scan): \(frame), \(unit)")
     let t = extraction.topology
-    // Counted again on the mesh as written where the move to the head frame or millimetres
-    // rounded its positions anew.
-    let pairs = written.positions == extraction.mesh.positions ? t.selfIntersectingPairs : MeshIntersections(written).count
+    // Counted again on the mesh as written where the face was removed, or the move to the head
+    // frame or millimetres rounded its positions anew.
+    let pairs = face == nil && written.positions == extraction.mesh.positions ? t.selfIntersectingPairs : MeshIntersections(written).count
     return String(
       format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, self-intersecting pairs: %d, %@ in %@ → %@",
       written.vertexCount, written.triangleCount, 100 * extraction.filledFraction, t.isClosedManifold ? "closed manifold" : "NOT closed",
-      t.eulerCharacteristic, pairs, unit, frame, path)
+      t.eulerCharacteristic, pairs, unit, frame, path) + (face == nil ? "" : " (de-identified: the face's triangles removed, open there)")
+  }
+
+  /// `--deidentify`: where the face lies, from the landmarks' head frame.
+  func faceRegion(of result: HeadReconstruction, scan reader: any ScanReader, landmarks: (String, LandmarkFile)?) throws -> FaceRegion {
+    guard let (landmarksPath, file) = landmarks else { throw CommandError("\(scan): cannot locate the face without landmarks") }
+    do {
+      return FaceRegion(headFromWorld: try HeadFrameEstimate.fromLandmarks(file, path: landmarksPath, scan: reader, reconstruction: result).headFromWorld)
+    } catch {
+      throw CommandError("\(scan): cannot locate the face: \(error)")
+    }
   }
 
   /// One stage's line for `--verbose`: its time and its diagnostics counts.

@@ -97,6 +97,9 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
   public var recordedAt: String?
   /// Whether the measures can be trusted, with the reasons and the values checked.
   public var verdict: Verdict?
+  /// The child's age at the scan, days: in de-identified reports made with a birth date, instead
+  /// of ``recordedAt`` (docs/formats.md, "De-identified copies").
+  public var ageAtScanDays: Int?
 
   /// A report holding the always-present keys only (e.g. from another tool).
   public init(

@@ -1,4 +1,4 @@
-/// Where ``convertScan(_:to:progress:)`` writes a scan.
+/// Where ``convertScan(_:to:header:progress:transform:)`` writes a scan.
 public enum ScanDestination: Sendable, Hashable {
   /// A `.rgbdscan` recorder stream with the given depth encoding.
   case stream(path: String, depthEncoding: RGBDStreamLayout.DepthEncoding)
@@ -13,7 +13,7 @@ public enum ScanDestination: Sendable, Hashable {
   }
 }
 
-/// What ``convertScan(_:to:progress:)`` wrote.
+/// What ``convertScan(_:to:header:progress:transform:)`` wrote.
 public struct ScanConversion: Sendable, Hashable {
   /// Frames written (all the scan's frames).
   public var frames: Int
@@ -25,13 +25,18 @@ public struct ScanConversion: Sendable, Hashable {
 /// Copies a scan frame by frame into another format: memory stays flat whatever the scan's
 /// length, and the output appears only when complete (atomically). The header keeps the scan's
 /// camera, sizes, fps, cap and patient fields.
-/// - Parameter progress: called after each frame with (frames written, frames in all).
+/// - Parameters:
+///   - header: the output's header (default: the scan's); sizes must be the scan's.
+///   - transform: changes each frame before it is written (default: none), e.g. a de-identified
+///     copy's blanking; it keeps the frame's sizes.
+///   - progress: called after each frame with (frames written, frames in all).
 /// - Throws: `ScanIOError` naming the scan or the output; `.noFrames` for a scan without frames.
 public func convertScan(
-  _ reader: any ScanReader, to destination: ScanDestination, progress: ((Int, Int) -> Void)? = nil
+  _ reader: any ScanReader, to destination: ScanDestination, header: ScanHeader? = nil,
+  progress: ((Int, Int) -> Void)? = nil, transform: ((ScanFrame) throws(ScanIOError) -> ScanFrame)? = nil
 ) throws(ScanIOError) -> ScanConversion {
   guard reader.frameCount > 0 else { throw ScanIOError.noFrames(path: reader.path) }
-  let header = reader.header
+  let header = header ?? reader.header
   let append: (ScanFrame) throws(ScanIOError) -> Void
   let finish: () throws(ScanIOError) -> Void
   switch destination {
@@ -50,7 +55,7 @@ public func convertScan(
   for index in 0..<reader.frameCount {
     let frame = try reader.frame(at: index)
     if frame.color.intrinsics != header.colorIntrinsics { ownIntrinsics += 1 }
-    try append(frame)
+    try append(try transform?(frame) ?? frame)
     progress?(index + 1, reader.frameCount)
   }
   try finish()

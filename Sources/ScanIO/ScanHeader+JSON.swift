@@ -23,6 +23,8 @@ struct ScanHeaderJSON: Codable {
   var cap: Cap?
   var recordedAt: String?
   var patientID: String?
+  /// De-identified copies with a birth date: the age at the recording, days.
+  var ageAtScanDays: Int?
   /// TUM folders only: depth PNG units per metre.
   var depthScale: Double?
 }
@@ -60,7 +62,8 @@ extension ScanHeader {
       colorWidth: raw.color.width, colorHeight: raw.color.height, intrinsics: raw.intrinsics,
       fps: raw.fps ?? 30,
       markers: MarkerSpec(dictionary: raw.markers.dictionary, sideLength: raw.markers.sideLength),
-      capMarkerCount: raw.cap?.markerCount, recordedAt: raw.recordedAt, patientID: raw.patientID)
+      capMarkerCount: raw.cap?.markerCount, recordedAt: raw.recordedAt, patientID: raw.patientID,
+      ageAtScanDays: raw.ageAtScanDays)
     try header.validate(path: path)
     let depthScale = raw.depthScale ?? 5000
     guard depthScale.isFinite, depthScale > 0 else {
@@ -113,7 +116,7 @@ extension ScanHeader {
       intrinsics: intrinsics, fps: fps,
       markers: .init(dictionary: markers.dictionary, sideLength: markers.sideLength),
       cap: capMarkerCount.map { .init(markerCount: $0) }, recordedAt: recordedAt, patientID: patientID,
-      depthScale: depthScale)
+      ageAtScanDays: ageAtScanDays, depthScale: depthScale)
     return try encodeJSON(raw, path: path)
   }
 }

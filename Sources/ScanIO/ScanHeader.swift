@@ -42,12 +42,15 @@ public struct ScanHeader: Sendable, Hashable {
   public var recordedAt: String?
   /// Opaque patient identifier.
   public var patientID: String?
+  /// The child's age at the recording, days: written by de-identified copies made with a birth
+  /// date, instead of ``recordedAt`` (docs/formats.md, "De-identified copies").
+  public var ageAtScanDays: Int?
 
   public init(
     depthWidth: Int, depthHeight: Int,
     colorWidth: Int, colorHeight: Int, intrinsics: CameraIntrinsics, fps: Double = 30,
     markers: MarkerSpec, capMarkerCount: Int? = nil, recordedAt: String? = nil,
-    patientID: String? = nil
+    patientID: String? = nil, ageAtScanDays: Int? = nil
   ) {
     self.depthWidth = depthWidth
     self.depthHeight = depthHeight
@@ -59,6 +62,7 @@ public struct ScanHeader: Sendable, Hashable {
     self.capMarkerCount = capMarkerCount
     self.recordedAt = recordedAt
     self.patientID = patientID
+    self.ageAtScanDays = ageAtScanDays
   }
 
   /// Intrinsics scaled to the depth map.
