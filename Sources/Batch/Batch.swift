@@ -224,20 +224,24 @@ public struct Batch: Sendable {
   }
 
   /// `OUT/summary.csv`: a row a scan with its status and measures (the columns of
-  /// `MeasureReport.summaryColumns`, then the error), every text field quoted for CSV.
+  /// `MeasureReport.summaryColumns`, then the error), then the verdict: `usable` (`true` or
+  /// `false`, empty for a failed scan) and `reasons` (joined by `; `); every text field quoted
+  /// for CSV. A report without a `verdict` key gets one made from its values (`Verdict(report:)`).
   /// - Throws: the file's error when `summary.csv` cannot be written.
   public func writeSummary(_ outcomes: [BatchOutcome]) throws {
     let columns = MeasureReport.summaryColumns
-    var lines = ["scan,status," + columns.joined(separator: ",") + ",error"]
+    var lines = ["scan,status," + columns.joined(separator: ",") + ",error,usable,reasons"]
     for (item, outcome) in zip(items, outcomes) {
       var status = "measured", error = ""
       if case .upToDate = outcome { status = "up to date" }
       if case .failed(let why) = outcome { (status, error) = ("failed", why) }
-      var values = [String](repeating: "", count: columns.count)
+      var values = [String](repeating: "", count: columns.count), verdict = ["", ""]
       if status != "failed", let report = try? MeasureReport(path: reportPath(of: item)) {
         values = report.summaryValues
+        let v = report.verdict ?? Verdict(report: report)
+        verdict = [String(v.usable), csvField(v.reasons.joined(separator: "; "))]
       }
-      lines.append(([csvField(item.name), status] + values + [csvField(error)]).joined(separator: ","))
+      lines.append(([csvField(item.name), status] + values + [csvField(error)] + verdict).joined(separator: ","))
     }
     try AtomicFile.write(Data((lines.joined(separator: "\n") + "\n").utf8), to: out + "/summary.csv")
   }

@@ -80,6 +80,12 @@ public struct MeasurementUncertainty: Sendable, Hashable {
     self.contourRoughness = contourRoughness
   }
 
+  /// The least well placed landmark's standard deviation of position, metres:
+  /// `√(3 isotropicSD² + alongRaySD²)` (its whole 3D spread) over ``landmarks``; `nil` without landmarks.
+  public var largestLandmarkSD: Double? {
+    landmarks?.map { (3 * $0.isotropicSD * $0.isotropicSD + $0.alongRaySD * $0.alongRaySD).squareRoot() }.max()
+  }
+
   /// One replicate's move of head-frame points: the frame rebuilt from drawn landmarks and a
   /// drawn scale (head frame of the estimate → that replicate's, metres). Landmarks that draw a
   /// degenerate frame leave the frame as it is.

@@ -81,6 +81,11 @@ enum HTMLPage {
     .exceeds { color: #b03a2e; font-weight: 700; }
     .within { color: #555; }
     ul.notes { margin: 4px 0; padding-left: 18px; }
+    .verdict { border: 2px solid; padding: 4px 10px; margin: 0 0 8px; }
+    .verdict.usable { border-color: #2e7d32; } .verdict.unusable { border-color: #b03a2e; }
+    .verdict-word { font-size: 13pt; font-weight: 700; margin: 2px 0; }
+    .verdict.usable .verdict-word { color: #2e7d32; } .verdict.unusable .verdict-word { color: #b03a2e; }
+    ul.reasons { margin: 2px 0; padding-left: 18px; }
     footer { margin-top: 14px; font-size: 8pt; color: #666; border-top: 1px solid #ccc; padding-top: 4px; }
     @media print {
       body { max-width: none; padding: 0; font-size: 9.5pt; }

@@ -5,10 +5,11 @@ import Reports
 /// The clinical report of one scan as one self-contained HTML page (inline CSS and SVG, no
 /// scripts, nothing fetched), laid out to print on A4.
 ///
-/// It shows the patient and recording date, every measure with its 95 % interval, CVAI on the
-/// CHOA severity scale and CI among its classes, the contour at the measurement level with its
-/// chords, the perimeter-by-height curve, top/side/front views of the head, the registration's
-/// quality and the headscan versions. Everything but ``report`` is optional, so a page can be
+/// It opens with the verdict (``Verdict``: usable or not, and why), then shows the patient and
+/// recording date, every measure with its 95 % interval, CVAI on the CHOA severity scale and CI
+/// among its classes, the contour at the measurement level with its chords, the
+/// perimeter-by-height curve, top/side/front views of the head, the registration's quality and
+/// the headscan versions. Everything but ``report`` is optional, so a page can be
 /// made again from a report file alone (without figures):
 ///
 /// ```swift
@@ -45,7 +46,20 @@ public struct ScanReportPage: Sendable {
 
   /// The page.
   public var html: String {
-    HTMLPage.document(title: title, body: [header, measuresSection, scalesSection, figuresSection, viewsSection, qualitySection, footer].joined(separator: "\n"))
+    HTMLPage.document(title: title, body: [verdictSection, header, measuresSection, scalesSection, figuresSection, viewsSection, qualitySection, footer].joined(separator: "\n"))
+  }
+
+  /// The verdict as the page's first lines: usable or NOT usable, with the reasons (the
+  /// report's own `verdict`, else one made from the report's values).
+  private var verdictSection: String {
+    let verdict = report.verdict ?? Verdict(report: report)
+    let reasons = verdict.reasons.map { "<li>\(HTMLPage.escaped($0))</li>" }.joined(separator: "\n")
+    return """
+      <section id="verdict" class="verdict \(verdict.usable ? "usable" : "unusable")" data-usable="\(verdict.usable)">
+      <p class="verdict-word">\(verdict.usable ? "Usable: every quality check passed" : "NOT usable: these numbers cannot be trusted")</p>
+      \(reasons.isEmpty ? "" : "<ul class=\"reasons\">\n\(reasons)\n</ul>")
+      </section>
+      """
   }
 
   private var header: String {

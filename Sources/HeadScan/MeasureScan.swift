@@ -115,12 +115,14 @@ private func measure(
   let measuring = seconds(since: started)
   var intervals: MeasureIntervals?
   var bootstrapping = 0.0
+  var landmarkSD: Double?
   if options.bootstrap {
     progress?(.bootstrapping)
     let start = ContinuousClock.now
     let uncertainty = MeasurementUncertainty(
       frame: frame, reconstruction: reconstruction, scan: scan, landmarks: landmarksFile?.1,
       capMarkers: scan.header.capMarkerCount ?? reconstruction.markersDetected.count)
+    landmarkSD = uncertainty.largestLandmarkSD.map { $0 * 1000 }
     intervals = bootstrapIntervals(
       points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing, uncertainty: uncertainty)
     bootstrapping = seconds(since: start)
@@ -137,6 +139,7 @@ private func measure(
     MeasureReport.AutomaticLandmark(
       name: $0.name, position: $0.position * 1000, confidence: $0.confidence, frame: $0.view?.frame, u: $0.view?.u, v: $0.view?.v)
   }
+  report.verdict = Verdict(report: report, landmarkSD: landmarkSD, bootstrapped: options.bootstrap)
   return ScanMeasurement(
     report: report, reconstruction: reconstruction, headFrame: frame, measurement: measurement, intervals: intervals,
     timings: .init(reconstruction: reconstruction.timings, measuring: measuring, bootstrapping: bootstrapping))

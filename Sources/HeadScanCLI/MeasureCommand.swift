@@ -132,7 +132,7 @@ struct MeasureCommand: ParsableCommand {
     try AtomicFile.write(Data(page.html.utf8), to: path)
   }
 
-  /// The printed result: measures with their intervals, registration and time.
+  /// The printed result: measures with their intervals, registration, time and the verdict.
   static func summary(_ measured: ScanMeasurement) -> String {
     let report = measured.report, result = measured.reconstruction, m = measured.measurement.measures
     let intervals = measured.intervals, time = measured.timings
@@ -159,7 +159,11 @@ struct MeasureCommand: ParsableCommand {
         ? String(
           format: "\nwarning     incomplete scan: only %.0f %% of the contour at the measurement level is measured (under %.0f %%); the rest is bridged",
           measured.measurement.contourAtLevel.measuredFraction * 100, MeasureReport.completeContourPercent) : "")
+      + (report.verdict.map { "\n" + verdictLine($0) } ?? "")
   }
+
+  /// `verdict     usable` or `verdict     NOT usable: REASON; REASON`.
+  static func verdictLine(_ verdict: Verdict) -> String { "verdict     " + verdict.summary }
 }
 
 extension ContourMethod: ExpressibleByArgument {}

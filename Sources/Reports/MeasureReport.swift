@@ -75,6 +75,12 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
   /// Whether less than ``completeContourPercent`` of the measurement-level contour is backed by
   /// points: the scan missed part of the head there, and the measures lean on the bridged part.
   public var contourIncomplete: Bool?
+  /// The longest run of the measurement-level contour without points (1° bins), degrees.
+  public var contourLargestGap: Double?
+  /// Closed layers within ±10 mm of the longest one, to which the measurement level's parabola
+  /// was fitted (21 at 1 mm spacing when the scan closes every layer there; fewer when the
+  /// longest closed layer lies at the end of the closed ones, e.g. part of the head unseen).
+  public var levelLayersFitted: Int?
   /// Bootstrap 95 % intervals of the measures.
   public var intervals95: MeasureIntervals?
   /// Layers cut.
@@ -89,6 +95,8 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
   public var patientID: String?
   /// When the scan was recorded, ISO 8601, as the scan's header gives it (header key `recordedAt`).
   public var recordedAt: String?
+  /// Whether the measures can be trusted, with the reasons and the values checked.
+  public var verdict: Verdict?
   /// The child's age at the scan, days: in de-identified reports made with a birth date, instead
   /// of ``recordedAt`` (docs/formats.md, "De-identified copies").
   public var ageAtScanDays: Int?
@@ -127,6 +135,8 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
     (self.headFrame, self.headFromWorld, self.symmetryRMS) = (headFrame, headFromWorld, symmetryRMS)
     contourMeasuredPercent = measurement.contourAtLevel.measuredFraction * 100
     contourIncomplete = measurement.contourAtLevel.measuredFraction * 100 < Self.completeContourPercent
+    contourLargestGap = measurement.contourAtLevel.largestGap
+    levelLayersFitted = measurement.level.layersFitted
     intervals95 = intervals
     layers = measurement.layers.count
     self.scan = scan

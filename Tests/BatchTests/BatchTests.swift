@@ -36,6 +36,14 @@ struct BatchTests {
      "measurementLevel": 21.0, "severity": 2,
      "registration": {"frames": 900, "framesRegistered": 861, "markers": 40, "markersRegistered": 38, "cornerRMS": 0.6}}
     """
+  /// ``minimalReport`` with a verdict (two reasons, one with a comma).
+  static let unusableReport = String(minimalReport.dropLast()) + """
+    , "verdict": {"usable": false, "checks": {"contourMeasuredPercent": 60},
+      "reasons": ["contour at the measurement level 60 % measured (under 90 %)", "12 frames registered, 3 % (under 60)"]}}
+    """
+  /// ``minimalReport``'s verdict columns (it has no `verdict` key: one made from its values):
+  /// 861 of 900 frames and 38 of 40 markers registered, corner RMS 0.6 mm.
+  static let minimalReportVerdict = "true,"
   /// ``minimalReport``'s summary values.
   static let minimalReportValues = "6.1,8.4,138.2,129.8,142,119.3,84,426.5,21,2,861,900,0.6"
 
@@ -180,24 +188,27 @@ struct BatchTests {
 
   @Test func theSummaryHasARowAScanWithOddNamesAndErrorsQuoted() throws {
     try TestFiles.withTemporaryFolder { folder in
-      let names = ["plain", "with, comma", "with \"quotes\"", "failed one", "no report"]
+      let names = ["plain", "with, comma", "with \"quotes\"", "failed one", "no report", "unusable"]
       let items = names.map { BatchItem(name: $0, path: folder.path + "/" + $0 + ".rgbdscan", landmarks: "") }
       let batch = Batch(scansFolder: folder.path, out: folder.path, items: items)
       for name in ["plain", "with, comma", "with \"quotes\"", "failed one"] {
         try Data(Self.minimalReport.utf8).write(to: URL(fileURLWithPath: batch.reportPath(of: BatchItem(name: name, path: "", landmarks: ""))))
       }
+      try Data(Self.unusableReport.utf8).write(to: URL(fileURLWithPath: batch.reportPath(of: BatchItem(name: "unusable", path: "", landmarks: ""))))
       try batch.writeSummary([
         .measured(seconds: 2.5), .upToDate, .measured(seconds: 1), .failed("scan.rgbdscan: cut off, \"here\""), .measured(seconds: 1),
+        .measured(seconds: 1),
       ])
       let summary = try String(contentsOfFile: folder.path + "/summary.csv", encoding: .utf8)
       let empty = String(repeating: ",", count: MeasureReport.summaryColumns.count - 1)
       let expected = [
-        "scan,status,\(MeasureReport.summaryColumns.joined(separator: ",")),error",
-        "plain,measured,\(Self.minimalReportValues),",
-        "\"with, comma\",up to date,\(Self.minimalReportValues),",
-        "\"with \"\"quotes\"\"\",measured,\(Self.minimalReportValues),",
-        "failed one,failed,\(empty),\"scan.rgbdscan: cut off, \"\"here\"\"\"",
-        "no report,measured,\(empty),",
+        "scan,status,\(MeasureReport.summaryColumns.joined(separator: ",")),error,usable,reasons",
+        "plain,measured,\(Self.minimalReportValues),,\(Self.minimalReportVerdict)",
+        "\"with, comma\",up to date,\(Self.minimalReportValues),,\(Self.minimalReportVerdict)",
+        "\"with \"\"quotes\"\"\",measured,\(Self.minimalReportValues),,\(Self.minimalReportVerdict)",
+        "failed one,failed,\(empty),\"scan.rgbdscan: cut off, \"\"here\"\"\",,",
+        "no report,measured,\(empty),,,",
+        "unusable,measured,\(Self.minimalReportValues),,false,\"contour at the measurement level 60 % measured (under 90 %); 12 frames registered, 3 % (under 60)\"",
       ]
       #expect(summary == expected.joined(separator: "\n") + "\n")
       // No temporary file is left beside it.

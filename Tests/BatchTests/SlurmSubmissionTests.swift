@@ -257,8 +257,8 @@ struct SlurmSubmissionTests {
       let noValues = String(repeating: ",", count: MeasureReport.summaryColumns.count + 1)
       #expect(
         Array(summary.dropFirst()) == [
-          "s1,measured,\(BatchTests.minimalReportValues),", "s2,failed\(noValues)\(scans)/s2.rgbdscan: cut off",
-          "s3,failed\(noValues)\"not finished: \(notStarted)\"",
+          "s1,measured,\(BatchTests.minimalReportValues),,\(BatchTests.minimalReportVerdict)", "s2,failed\(noValues)\(scans)/s2.rgbdscan: cut off,,",
+          "s3,failed\(noValues)\"not finished: \(notStarted)\",,",
         ])
 
       // Submitted again: only the scans not measured.

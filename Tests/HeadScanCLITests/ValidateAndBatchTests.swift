@@ -98,14 +98,20 @@ struct BatchCommandTests {
       #expect(summary.count == 3)
       #expect(summary[1].hasPrefix("cut-off,failed,"))
       #expect(summary[2].hasPrefix("orbit-small,measured,"))
-      #expect(summary[0] == "scan,status,cvai,cva,diagonalA,diagonalB,length,width,ci,circumference,measurementLevel,severity,framesRegistered,frames,cornerRMS,error")
+      #expect(summary[0] == "scan,status,cvai,cva,diagonalA,diagonalB,length,width,ci,circumference,measurementLevel,severity,framesRegistered,frames,cornerRMS,error,usable,reasons")
+      #expect(summary[1].hasSuffix(",,"), "a failed scan has no verdict: \(summary[1])")
       let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("orbit-small.json"))) as! [String: Any]
       #expect(abs((report["cvai"] as! Double) - 6.0) < 1.0)
       // The summary row holds the report's numbers as its JSON writes them.
       let registration = report["registration"] as! [String: Any]
       let expected = ["cvai", "cva", "diagonalA", "diagonalB", "length", "width", "ci", "circumference", "measurementLevel", "severity"]
         .map { "\(report[$0] as! NSNumber)" } + ["framesRegistered", "frames", "cornerRMS"].map { "\(registration[$0] as! NSNumber)" }
-      #expect(summary[2] == "orbit-small,measured," + expected.joined(separator: ",") + ",")
+      // Then the report's verdict: usable and its reasons.
+      let verdict = try #require(report["verdict"] as? [String: Any])
+      let usable = try #require(verdict["usable"] as? Bool), reasons = try #require(verdict["reasons"] as? [String])
+      #expect(usable == reasons.isEmpty)
+      let reasonsField = reasons.joined(separator: "; ").contains(",") ? "\"\(reasons.joined(separator: "; "))\"" : reasons.joined(separator: "; ")
+      #expect(summary[2] == "orbit-small,measured," + expected.joined(separator: ",") + ",,\(usable)," + reasonsField)
       #expect(report["headscanVersion"] as? String == "0.6.0")
       // Again: the measured scan is up to date and skipped; the broken one fails again.
       let second = try Headscan.run(["batch", scans.path, "--out", out.path])
