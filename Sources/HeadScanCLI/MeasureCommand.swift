@@ -23,6 +23,8 @@ struct MeasureCommand: ParsableCommand {
     discussion: """
       The head frame comes from the four landmarks (docs/head-frame-and-measures.md); layers 1 mm apart from the ears' plane up; the measurement level is the parabola vertex over the longest layer ± 10 mm. Numbers in mm and percent.
 
+      The summary ends with the verdict: "usable", or "NOT usable" with the reasons (coverage of the contour at the measurement level, registration, landmark support, interval widths, focal length); the JSON report carries it as "verdict" and the page opens with it (docs/method.md, Verdict).
+
       Examples:
         headscan measure fixtures/scans/orbit-small --landmarks fixtures/scans/orbit-small.landmarks.json --json report.json
         headscan measure scan.rgbdscan --landmarks scan.landmarks.json --json report.json --cvai-denominator shorter
@@ -157,7 +159,7 @@ struct MeasureCommand: ParsableCommand {
       + "\n" + focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed).joined(separator: "\n")
       + (report.contourIncomplete == true
         ? String(
-          format: "\nwarning     incomplete scan: only %.0f %% of the contour at the measurement level is measured (under %.0f %%); the rest is bridged",
+          format: "\nwarning     incomplete scan: only %.1f %% of the contour at the measurement level is measured (under %.1f %%); the rest is bridged",
           measured.measurement.contourAtLevel.measuredFraction * 100, MeasureReport.completeContourPercent) : "")
       + (report.verdict.map { "\n" + verdictLine($0) } ?? "")
   }

@@ -144,8 +144,8 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
   }
 
   /// The share of the measurement-level contour that must be backed by points for the scan to
-  /// count as complete there, percent.
-  public static let completeContourPercent = 90.0
+  /// count as complete there, percent: the verdict's limit (``Verdict/Limits/contourMeasuredPercent``).
+  public static let completeContourPercent = Verdict.Limits.default.contourMeasuredPercent
 
   /// CVAI by the longer diagonal (the default), whatever the report was asked for.
   public var cvaiByLonger: Double {

@@ -136,7 +136,7 @@ public struct Verdict: Codable, Sendable, Hashable {
     }
     over(checks.contourLargestGap, limits.contourLargestGap, 1) { "a gap of \($0)° in the contour at the measurement level (over \($1)°)" }
     under(checks.levelLayersFitted.map(Double.init), Double(limits.levelLayersFitted), 0) {
-      "measurement level fitted to \($0) layers (under \($1)): the widest part of the head is not closed all round"
+      "measurement level fitted to \($0) layer\($0 == "1" ? "" : "s") (under \($1)): the widest part of the head is not closed all round"
     }
     under(checks.framesRegistered.map(Double.init), Double(limits.framesRegistered), 0) { "\($0) frames registered (under \($1))" }
     under(checks.framesRegisteredPercent, limits.framesRegisteredPercent, 1) { "\($0) % of the frames registered (under \($1) %)" }

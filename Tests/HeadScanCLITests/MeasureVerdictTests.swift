@@ -57,7 +57,7 @@ struct MeasureVerdictTests {
       #expect(measured < 80 && layers < 15)
       let contour = "contour at the measurement level \(MeasureVerdictTests.shown(measured)) % measured (under 86.2 %)"
       #expect(reasons.first == contour, "\(reasons)")
-      #expect(reasons.contains { $0.hasPrefix("measurement level fitted to \(layers) layers (under 15)") }, "\(reasons)")
+      #expect(reasons.contains { $0.hasPrefix("measurement level fitted to \(layers) layer\(layers == 1 ? "" : "s") (under 15)") }, "\(reasons)")
       let last = try #require(stdout.split(separator: "\n").last)
       #expect(last == "verdict     NOT usable: " + reasons.joined(separator: "; "), "\(stdout)")
       let body = try Self.body(html)
