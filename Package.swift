@@ -68,7 +68,7 @@ let package = Package(
     .target(
       name: "Figures",
       dependencies: ["Reports", "Agreement", "CVAI", "OperatorGuidance", "ScanIO", "ArucoBridge", "_HeadScanSupport"]),
-    .target(name: "OperatorGuidance", dependencies: ["ScanIO", "ArucoBridge", "_HeadScanSupport"]),
+    .target(name: "OperatorGuidance", dependencies: ["ScanIO", "ArucoBridge", "Registration", "PointCloud", "_HeadScanSupport"]),
     .target(name: "Batch", dependencies: ["Reports", "Figures", "ScanIO", "_HeadScanSupport"]),
     // The annotation page: a loopback-only web server over one scan and its reconstruction.
     .target(
@@ -152,7 +152,7 @@ let package = Package(
     .testTarget(name: "HeadScanTests", dependencies: ["HeadScan", "ScanSimulator", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "PointCloud", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(name: "FiguresTests", dependencies: ["Figures", "Reports", "CVAI", "PointCloud", "ScanIO", "ArucoBridge", "_HeadScanSupport", "_TestSupport"]),
-    .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance"]),
+    .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance", "ScanSimulator", "ScanIO", "PointCloud", "_TestSupport"]),
     .testTarget(name: "BatchTests", dependencies: ["Batch", "Reports", "HeadScanCLI", "ScanSimulator", "_TestSupport"]),
     .testTarget(name: "AnnotationTests", dependencies: ["Annotation", "HeadScan", "Reconstruction", "ScanSimulator", "HeadScanCLI", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(

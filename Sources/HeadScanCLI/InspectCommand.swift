@@ -22,6 +22,7 @@ struct InspectCommand: ParsableCommand {
         headscan inspect fixtures/scans/orbit-small --snapshot frame.png --frame 12
         headscan inspect fixtures/scans/orbit-small --overlap
         headscan inspect fixtures/scans/orbit-small --overlap --milestones half
+        headscan inspect fixtures/scans/orbit-small --coverage
       """)
 
   @Argument(help: "A scan: a .rgbdscan file, a TUM-style folder or a Record3D .r3d export (any format of ScanFormats.registered).")
@@ -41,6 +42,14 @@ struct InspectCommand: ParsableCommand {
 
   @Flag(help: "Show each marker's overlap state over time (red new, green linked, blue seen before) and the operator guidance.")
   var overlap = false
+
+  @Flag(
+    help: """
+      Replay live coverage frame by frame, as a recorder app would show it: when each sector of the band round \
+      the measurement level, the face and each ear's side were first covered, and what was still missing at the \
+      end (with --json, also written there as "coverage").
+      """)
+  var coverage = false
 
   @Option(help: "With --overlap: when progress is announced, as in the recorder app: quarter (25/50/75/100 %), half (50/100 %) or completion (100 % only).")
   var milestones: MilestoneChoice = .quarter
@@ -77,6 +86,8 @@ struct InspectCommand: ParsableCommand {
     var framesPerMarker: [String: Int]
     var capCoveragePercent: Double?
     var warnings: [String]
+    /// `--coverage`: the live coverage timeline.
+    var coverage: CoverageTimeline? = nil
   }
 
   struct Stats: Encodable {
@@ -121,7 +132,18 @@ struct InspectCommand: ParsableCommand {
       print(render(summary))
       // A scan without frames is an error; its header was still worth printing.
       if reader.frameCount == 0 { throw ScanIOError.noFrames(path: scan) }
-      if let json { try writeJSON(summary, to: json) }
+      var coverageReport: CoverageTimeline?
+      if coverage {
+        let replay = ProgressReporter("replaying coverage", total: reader.frameCount, options: global)
+        let states = try naming(scan) { try replayCoverage(in: reader, workers: workers.jobs) { done, _ in replay.update(done) } }
+        coverageReport = CoverageTimeline(states: states)
+        print(CoverageLines.render(coverageReport!, fps: h.fps))
+      }
+      if let json {
+        var withCoverage = summary
+        withCoverage.coverage = coverageReport
+        try writeJSON(withCoverage, to: json)
+      }
       if overlap {
         let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: milestones.milestones, workers: workers.jobs) }
         print(OverlapTimeline.render(feedback, colour: isatty(STDOUT_FILENO) == 1))
@@ -168,5 +190,34 @@ enum MilestoneChoice: String, ExpressibleByArgument, CaseIterable {
     case .half: return .everyHalf
     case .completion: return .completion
     }
+  }
+}
+
+/// The live coverage timeline as text (`inspect --coverage`).
+enum CoverageLines {
+  static func render(_ t: CoverageTimeline, fps: Double) -> String {
+    guard let final = t.final else { return "coverage    no frames" }
+    var lines = [
+      String(
+        format: "coverage    band round the measurement level %.0f %% covered (largest gap %.0f°); %d of %d frames placed on %d mapped markers",
+        final.bandCoveragePercent, final.largestGapDegrees, final.framesPlaced, final.framesSeen, final.markersMapped)
+    ]
+    // Parts grouped by the frame that first covered them, in recording order.
+    let covered = Dictionary(grouping: t.parts.filter { $0.frame != nil }) { $0.frame! }
+    for frame in covered.keys.sorted() {
+      let names = covered[frame]!.map(\.name).joined(separator: ", ")
+      let time = covered[frame]!.first?.timestamp ?? Double(frame) / fps
+      lines.append(String(format: "  %6.2f s  frame %-5d covered %@", time, frame, names))
+    }
+    let missing = final.missingNames
+    if missing.isEmpty {
+      lines.append("missing     nothing: the band, the face and both ears were covered")
+    } else {
+      let named = missing.map { name in t.firstNamedMissing[name].map { "\(name) (named from frame \($0))" } ?? name }
+      lines.append("missing     " + named.joined(separator: ", "))
+      if let advice = final.advice { lines.append("advice      " + advice) }
+    }
+    if !final.headFound { lines.append("head        not found: fewer than \(LiveCoverage.Options().markersForHead) markers were mapped, so nothing could be covered") }
+    return lines.joined(separator: "\n")
   }
 }

@@ -2,7 +2,10 @@ import ArucoBridge
 import Benchmark
 import CVAI
 import Foundation
+import Fusion
+import OperatorGuidance
 import PointCloud
+import Reconstruction
 import Registration
 import ScanIO
 
@@ -43,6 +46,19 @@ let benchmarks: @Sendable () -> Void = {
         try observeFrame(
           fixture.frames[i % frameCount], detector: fixture.detector, capMarkerCount: count, sideLength: side,
           options: fixture.options.observation))
+    }
+  }
+
+  Benchmark(
+    "live coverage of a frame (place on the live map, sample depth, count; after observation)",
+    configuration: .init(timeUnits: .microseconds)
+  ) { benchmark in
+    let side = fixture.reader.header.markers.sideLength
+    var tracker = LiveCoverage(sideLength: side)
+    for i in benchmark.scaledIterations {
+      // One tracker a pass over the scan, fed its frames in recording order.
+      if i % frameCount == 0 { tracker = LiveCoverage(sideLength: side) }
+      blackHole(tracker.update(frame: fixture.frames[i % frameCount], observation: fixture.observations[i % frameCount]))
     }
   }
 

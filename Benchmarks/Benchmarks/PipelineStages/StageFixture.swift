@@ -3,6 +3,7 @@ import CVAI
 import Foundation
 import Landmarks
 import PointCloud
+import Reconstruction
 import Registration
 import ScanIO
 import ScanSimulator
