@@ -64,8 +64,12 @@ public final class AnnotationSession: Sendable {
       }
     }
     let overview = (try? HeadFrameEstimate.automatic(reconstruction).headFromWorld) ?? .identity
+    // Live coverage for the strip: a second pass over the frames in recording order, as the
+    // recorder would have followed them. Its failure leaves the strip without it.
+    let live = (try? replayCoverage(in: scan, workers: workers)) ?? []
     return AnnotationSession(
-      scan: scan, reconstruction: reconstruction, frames: FrameStatus.strip(of: reconstruction, coverage: recording.coverage),
+      scan: scan, reconstruction: reconstruction,
+      frames: FrameStatus.strip(of: reconstruction, coverage: recording.coverage, live: live),
       proposals: proposals, proposalProblem: problem, overviewFromWorld: overview, detector: detector)
   }
 

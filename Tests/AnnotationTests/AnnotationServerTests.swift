@@ -74,6 +74,15 @@ struct AnnotationServerTests {
       let depth = try scan.frame(at: diagnostics.index).depth
       #expect(abs(coverage - Double(depth.validCount) / Double(depth.metres.count)) < 1e-12)
     }
+    // Live coverage: each frame carries the replayed state after it (band share once the head is
+    // found, what was still missing), the last one what the replay's timeline ends with.
+    let live = try replayCoverage(in: scan)
+    for (entry, state) in zip(frames, live) {
+      #expect((entry["bandCoveragePercent"] as? Double) == (state.headFound ? state.bandCoveragePercent : nil))
+      #expect(entry["missing"] as? [String] == state.missingNames)
+    }
+    #expect(live.last?.headFound == true && (frames.last?["bandCoveragePercent"] as? Double ?? 0) > 90)
+    #expect(frames.last?["missing"] as? [String] == CoverageTimeline(states: live).final?.missingNames)
     // Overlap colours: a marker is red in the first frame that shows it, green afterwards.
     var seen = Set<Int>()
     for entry in frames {

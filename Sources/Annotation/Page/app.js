@@ -178,7 +178,9 @@ function describeFrame() {
   const pose = f.registered ? 'registered' : `<span class="bad">no pose${f.rejection ? ': ' + escapeHTML(f.rejection) : ''}</span>`;
   const coverage = f.depthCoverage === null || f.depthCoverage === undefined ? '?' : `${Math.round(100 * f.depthCoverage)} %`;
   $('frame-info').innerHTML = `frame ${f.frame} / ${state.scan.frames.length - 1} · t ${fmt(f.timestamp, 2)} s · ${pose} · depth ${coverage} · ` +
-    `markers ${f.markers.length} (${f.linked.length} linked, ${f.firstSeen.length} new)`;
+    `markers ${f.markers.length} (${f.linked.length} linked, ${f.firstSeen.length} new)` +
+    (f.bandCoveragePercent === null || f.bandCoveragePercent === undefined ? '' : ` · band ${Math.round(f.bandCoveragePercent)} % covered`) +
+    (f.missing ? (f.missing.length ? ` · missing ${escapeHTML(f.missing.join(', '))}` : ' · nothing missing') : '');
 }
 
 function escapeHTML(s) { return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c])); }
@@ -205,6 +207,16 @@ function drawStrip() {
       ctx.fillRect(i * step, height - 3, Math.max(1, step), 3);
     }
   });
+  // Live coverage: the share of the band round the measurement level seen so far (blue line).
+  ctx.strokeStyle = '#2a6fdb'; ctx.lineWidth = 1.5; ctx.beginPath();
+  let drawing = false;
+  frames.forEach((f, i) => {
+    if (f.bandCoveragePercent === null || f.bandCoveragePercent === undefined) { drawing = false; return; }
+    const x = (i + 0.5) * step, y = barTop + barHeight * (1 - f.bandCoveragePercent / 100);
+    if (drawing) ctx.lineTo(x, y); else ctx.moveTo(x, y);
+    drawing = true;
+  });
+  ctx.stroke();
   for (const name of NAMES) {
     const p = state.landmarks[name];
     if (!p || p.frame === undefined) continue;
