@@ -59,10 +59,15 @@ public struct QualityNote: Sendable, Hashable {
   public static func notes(from report: MeasureReport) -> [QualityNote] {
     var notes: [QualityNote] = []
     if let measured = report.contourMeasuredPercent {
+      let bridged = "\(HTMLPage.number(100 - measured)) % of the contour at the measurement level was bridged between measured points"
+      // A warning only below the verdict's limit (the report's contourIncomplete); a smaller
+      // bridged share is stated, as information.
       notes.append(
-        measured < 100
-          ? QualityNote(.warning, "incomplete contour: \(HTMLPage.number(100 - measured)) % of the contour at the measurement level was bridged between measured points")
-          : QualityNote(.info, "the contour at the measurement level is measured all round"))
+        measured >= 100
+          ? QualityNote(.info, "the contour at the measurement level is measured all round")
+          : report.contourIncomplete ?? (measured < MeasureReport.completeContourPercent)
+            ? QualityNote(.warning, "incomplete contour: " + bridged)
+            : QualityNote(.info, bridged + " (the verdict allows up to \(HTMLPage.number(100 - MeasureReport.completeContourPercent)) %)"))
     }
     if report.headFrame?.hasPrefix("automatic") == true {
       notes.append(QualityNote(.warning, "automatic head frame (experimental): landmarks give the clinical numbers"))
