@@ -9,7 +9,7 @@ func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?) -> [String] {
     lines.append(
       String(
         format: "focal       stated %.1f px, markers show %.1f ± %.1f px (%d views): %@", check.statedFocalLength,
-        check.focalLengthEstimate, check.focalLengthUncertainty, check.markersUsed, check.consistent ? "consistent" : "NOT consistent"))
+        check.focalLengthEstimate, check.focalLengthUncertainty, check.markersUsed, (check.consistent ? "consistent" : "NOT consistent") + String(format: " (limit %.1f %%)", 100 * check.limit)))
     if let warning = check.warning { lines.append("WARNING     " + warning) }
   } else {
     lines.append("focal       too few markers lifted by depth to check the stated focal length")
