@@ -1,4 +1,5 @@
 import Foundation
+import _HeadScanSupport
 
 /// A band's points binned by angle about their centroid: each bin's median radius, and the
 /// least-squares line through its measured neighbours' medians (``SlicingOptions/smoothingBins``)
@@ -42,7 +43,7 @@ struct BinnedRadii {
       return localLinearValue(window)
     }
     samples = medians.indices.compactMap { k in medians[k].map { (binCentre(k, of: bins), $0) } }
-    largestGap = CVAI.largestGap(occupied: medians.map { $0 != nil })
+    largestGap = _HeadScanSupport.largestGap(occupied: medians.map { $0 != nil })
     let gapDegrees = Double(largestGap) * 360 / Double(bins)
     let bridging = gapDegrees > 0 ? max(1, Int(180 / gapDegrees)) : options.harmonics
     fillHarmonics = min(options.harmonics, bridging, max(1, samples.count / 4 - 1))

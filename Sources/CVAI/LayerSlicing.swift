@@ -142,20 +142,6 @@ func binCentre(_ k: Int, of bins: Int) -> Double {
   (Double(k) + 0.5) / Double(bins) * 2 * .pi
 }
 
-/// The longest run of unoccupied bins around the circle (wrapping), in bins.
-func largestGap(occupied: [Bool]) -> Int {
-  var gap = 0, largest = 0
-  for k in 0..<(2 * occupied.count) {
-    if occupied[k % occupied.count] {
-      gap = 0
-    } else {
-      gap += 1
-      largest = max(largest, min(gap, occupied.count))
-    }
-  }
-  return largest
-}
-
 /// Least-squares `r(θ) = a0 + Σ a_k cos kθ + b_k sin kθ`; coefficients as [a0, a1, b1, a2, b2, …].
 func fitFourier(_ samples: [(theta: Double, r: Double)], harmonics: Int) -> [Double]? {
   let rows = samples.map { s -> [Double] in

@@ -104,7 +104,6 @@ public struct LiveCoverage: Sendable {
   /// Placed frames' camera x and y axes in the world frame (one of them stays level while the
   /// phone is held upright, in landscape or in portrait).
   private var axisMoments: [[Double]] = [[Double](repeating: 0, count: 9), [Double](repeating: 0, count: 9)]
-  private var axesAdded = 0
   private var lastMatched = 0
   // Parts covered at some frame (they stay covered).
   private var coveredSectors = Set<Sector>()
@@ -161,7 +160,6 @@ public struct LiveCoverage: Sendable {
       let a = worldFromCamera.rotation * axis
       for i in 0..<3 { for j in 0..<3 { axisMoments[family][i * 3 + j] += a[i] * a[j] } }
     }
-    axesAdded += 1
     if firstCamera == nil {
       firstCamera = worldFromCamera.translation
       firstViewDirection = worldFromCamera.rotation * SIMD3(0, 0, 1)
@@ -230,7 +228,7 @@ public struct LiveCoverage: Sendable {
   /// `columns` placed frames; `true` when the grid changed.
   private mutating func refitHeadIfMapGrew() -> Bool {
     guard map.count >= options.markersForHead else { return false }
-    guard head == nil || map.count > mappedAtFit || axesAdded % Self.refitInterval == 0 else { return false }
+    guard head == nil || map.count > mappedAtFit || framesPlaced % Self.refitInterval == 0 else { return false }
     let centres = map.values.map { $0.corners.reduce(.zero, +) / 4 }
     guard let sphere = Self.sphere(through: centres), Self.headRadii.contains(sphere.radius) else { return false }
     let mean = centres.reduce(.zero, +) / Double(centres.count)
@@ -258,10 +256,10 @@ public struct LiveCoverage: Sendable {
   /// least ``axisConditioning`` times the smallest (an uncertainty of about
   /// √(1/25) = 0.2 rad, 11°; about 45° of camera travel with 6° of roll). `nil` before that.
   func upAxis(markers m: SIMD3<Double>) -> SIMD3<Double>? {
-    guard axesAdded >= 2 else { return nil }
+    guard framesPlaced >= 2 else { return nil }
     var best: (ratio: Double, axis: SIMD3<Double>)?
     for family in 0..<2 {
-      let (values, v) = Self.eigen(axisMoments[family].map { $0 / Double(axesAdded) })
+      let (values, v) = Self.eigen(axisMoments[family].map { $0 / Double(framesPlaced) })
       let ratio = values.1 / max(values.0, 1e-12)
       guard ratio >= Self.axisConditioning, v.length > 0.5, ratio > best?.ratio ?? 0 else { continue }
       best = (ratio, v / v.length * (v.dot(m) < 0 ? -1 : 1))
@@ -473,7 +471,7 @@ public struct LiveCoverage: Sendable {
     // A column of the band is covered when at least half its rows have surface in them.
     let covered = (0..<n).map { col in band.filter { seen($0, col) }.count * 2 >= band.count }
     s.bandCoveragePercent = 100 * Double(covered.filter { $0 }.count) / Double(n)
-    s.largestGapDegrees = Self.longestRun(of: false, in: covered) * 360 / Double(n)
+    s.largestGapDegrees = Double(largestGap(occupied: covered)) * 360 / Double(n)
     // Columns are counted from the grid's reference; sectors from the front towards the infant's left.
     let perSector = n / 8
     let frontColumn = head.frontAzimuth / (2 * .pi) * Double(n)
@@ -496,16 +494,6 @@ public struct LiveCoverage: Sendable {
     s.leftEarSeen = region(Self.earRows, frontColumn + Double(2 * perSector))
     s.rightEarSeen = region(Self.earRows, frontColumn - Double(2 * perSector))
     return s
-  }
-
-  private static func longestRun(of value: Bool, in ring: [Bool]) -> Double {
-    guard ring.contains(!value) else { return ring.isEmpty ? 0 : Double(ring.count) }
-    var best = 0, run = 0
-    for b in ring + ring {
-      run = b == value ? run + 1 : 0
-      best = max(best, run)
-    }
-    return Double(min(best, ring.count))
   }
 
   /// Where to go next: the nearest missing sector round the head, then the face and the ears.
