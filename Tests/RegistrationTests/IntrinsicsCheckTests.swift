@@ -41,7 +41,7 @@ struct IntrinsicsCheckTests {
     var stated = truth
     stated.fx = 640
     stated.fy = 640
-    let sample = try #require(focalSample(marker, frame: 0, colour: stated, side: 0.016))
+    let sample = try #require(focalSample(marker, frame: 0, colour: stated, side: 0.016, bend: .zero))
     #expect(abs(sample.focalLength - 600) < 1e-6)
     // Corners 0.3 px inside each side (0.3·√2 along the diagonal) read the focal length short by about 2·0.3/ℓ.
     let centre = pixels.reduce(SIMD2<Double>.zero, +) / 4
@@ -50,9 +50,70 @@ struct IntrinsicsCheckTests {
       let inward = centre - p
       return p + 0.3 * 2.squareRoot() * inward / (inward * inward).sum().squareRoot()
     }
-    let short = try #require(focalSample(biased, frame: 0, colour: stated, side: 0.016))
+    let short = try #require(focalSample(biased, frame: 0, colour: stated, side: 0.016, bend: .zero))
     let expected = 600 * (1 - 2 * 0.3 / sample.apparentSide)
     #expect(abs(short.focalLength - expected) < 0.15 * (600 - expected))
+  }
+
+  /// A printed square laid on a sphere keeping its lengths along the surface: each corner at arc
+  /// `s = L/√2` from the centre, so opposite corners are `2R·sin(s/R)` apart and adjacent ones
+  /// `2R·sin(γ/2)` with `cos γ = cos²(s/R)`.
+  @Test func aBentSquaresChordsAreThoseOnASphere() {
+    let flat = bentSquareChords(side: 0.016, bend: .zero)
+    #expect(abs(flat.side - 0.016) < 1e-12 && abs(flat.diagonals.x - 0.016 * 2.squareRoot()) < 1e-12)
+    for radius in [0.05, 0.07, 0.1] {
+      let s = 0.016 / 2.squareRoot(), gamma = acos(cos(s / radius) * cos(s / radius))
+      for sign in [1.0, -1.0] {
+        let bent = bentSquareChords(side: 0.016, bend: SIMD2(repeating: sign / radius))
+        #expect(abs(bent.diagonals.x - 2 * radius * sin(s / radius)) < 1e-12 && bent.diagonals.x == bent.diagonals.y)
+        #expect(abs(bent.side - 2 * radius * sin(gamma / 2)) < 1e-12)
+      }
+    }
+    // On a 70 mm sphere a 16 mm sticker's corners are 0.43 % closer than printed, sides and diagonals alike.
+    let head = bentSquareChords(side: 0.016, bend: SIMD2(repeating: 1 / 0.07))
+    #expect(abs(1 - head.side / 0.016 - 0.00435) < 0.00001 && abs(1 - head.diagonals.x / (0.016 * 2.squareRoot()) - 0.00435) < 0.00001)
+  }
+
+  /// A decal sticker on a 70 mm sphere seen 30° off its normal: taken as flat, its corners read
+  /// the focal length short by the chords' shortfall (0.43 %); with the bend measured from the
+  /// sticker's surface where the diagonals cross their middles, within 0.1 %. The bend itself
+  /// comes out within 35 % of the sphere's curvature: the surface point on the ray through the
+  /// diagonal's middle in the image is not the arc's middle when seen obliquely.
+  @Test func aStickerBentOnTheHeadShowsTheTrueFocalLength() throws {
+    let truth = CameraIntrinsics(fx: 600, fy: 600, cx: 319.5, cy: 239.5, width: 640, height: 480)
+    let radius = 0.07, s = 0.016 / 2.squareRoot()
+    // The sphere's centre 37 cm away; the sticker's centre where the direction `n` leaves it.
+    let centre = SIMD3<Double>(0.02, -0.01, 0.37)
+    let n = SIMD3<Double>(0.5, -0.3, -1).normalized
+    let x = SIMD3<Double>(0, 1, 0).cross(n).normalized, y = n.cross(x)
+    // Corners along the diagonals' great circles (0 and 2 along x + y, 1 and 3 along y − x).
+    let directions = [(x + y).normalized, (y - x).normalized, -(x + y).normalized, (x - y).normalized]
+    let corners = directions.map { centre + radius * (cos(s / radius) * n + sin(s / radius) * $0) }
+    let pixels = try corners.map { try #require(truth.project($0)) }
+    // The sphere's depth where the ray through an image point meets its near side.
+    func depth(at p: SIMD2<Double>) -> Double {
+      let ray = SIMD3((p.x - truth.cx) / truth.fx, (p.y - truth.cy) / truth.fy, 1)
+      let a = ray.dot(ray), b = -2 * ray.dot(centre), c = centre.dot(centre) - radius * radius
+      return (-b - (b * b - 4 * a * c).squareRoot()) / (2 * a)
+    }
+    let middles = SIMD2(depth(at: (pixels[0] + pixels[2]) / 2), depth(at: (pixels[1] + pixels[3]) / 2))
+    let pose = RigidTransform(rotation: Rotation3(axis: SIMD3(0, 0, 1), angle: 0), translation: centre + radius * n)
+    var marker = LiftedMarker(
+      id: 3, pixelCorners: pixels, cameraCorners: corners, cameraFromMarker: pose, residual: 0, method: .depth,
+      cornersWithoutDepth: 0, triangulationCorners: pixels, diagonalMidpointDepths: middles)
+    let flat = try #require(focalSample(marker, frame: 0, colour: truth, side: 0.016, bend: .zero))
+    #expect(flat.focalLength < 600 * (1 - 0.003) && flat.focalLength > 600 * (1 - 0.006), "\(flat.focalLength)")
+    // The bend is measured with the check's first, flat estimate (within 1 % of the truth).
+    for lifting in [594.0, 600, 606] {
+      let bend = try #require(stickerBends([marker], colour: truth, focalLength: lifting)[3])
+      #expect(abs(bend.x * radius - 1) < 0.35 && abs(bend.y * radius - 1) < 0.35, "\(lifting): \(bend)")
+    }
+    let bend = try #require(stickerBends([marker], colour: truth, focalLength: flat.focalLength)[3])
+    let bent = try #require(focalSample(marker, frame: 0, colour: truth, side: 0.016, bend: bend))
+    #expect(abs(bent.focalLength - 600) < 0.6 && abs(bent.focalLength - 600) < 0.3 * (600 - flat.focalLength), "\(bent.focalLength)")
+    // A marker without its surface's middles is taken as flat.
+    marker.diagonalMidpointDepths = nil
+    #expect(stickerBends([marker], colour: truth, focalLength: 600).isEmpty)
   }
 
   @Test(.enabled(if: board != nil, "needs ../shared/data/truedepth-board"))
@@ -72,7 +133,7 @@ struct IntrinsicsCheckTests {
     var shortfalls: [Double] = [], biases: [Double] = []
     for (index, frame) in unrefined.frames.enumerated() {
       for marker in frame.lifted where marker.method == .depth && marker.facing >= 0.6 {
-        guard let s = focalSample(marker, frame: index, colour: unrefined.context.colour, side: unrefined.context.markerSideLength) else { continue }
+        guard let s = focalSample(marker, frame: index, colour: unrefined.context.colour, side: unrefined.context.markerSideLength, bend: .zero) else { continue }
         shortfalls.append(1 - s.focalLength / check.focalLengthEstimate)
         biases.append(s.apparentSide * (1 - s.focalLength / check.focalLengthEstimate) / 2)
       }

@@ -25,6 +25,15 @@ struct MarkerFocalSample {
 /// `|m₂ − m₁| = f · √(L² − Δz²)`. The marker's focal length is the ratio of those sums over
 /// its four sides and two diagonals, which does not depend on the stated focal length.
 ///
+/// A sticker on the cap is not flat: keeping its printed lengths along the curved surface, its
+/// corners lie closer together than `L` and `L·√2` (a 16 mm sticker on a 70 mm sphere: both
+/// 0.43 %), which alone reads the focal length that much short. The check therefore first
+/// estimates with flat stickers, then measures each marker's bend along its diagonals (the
+/// sticker's fitted depth surface where each diagonal crosses its middle, against the chord
+/// between its corners: ``stickerBends(_:colour:focalLength:)``, the median over the marker's
+/// views) and estimates again with the chords of the printed square laid on that bend
+/// (``bentSquareChords(side:bend:)``). A flat board measures no bend.
+///
 /// Corners a detector places `b` pixels inside the printed square shorten every side by
 /// `2b`, so a view of apparent side `ℓ` pixels reads `f·(1 − 2b/ℓ)`: OpenCV's corners sit about
 /// 0.3 px inside small markers (the real TrueDepth board: 0.37 px, sides 3 % short). The check
@@ -34,7 +43,9 @@ struct MarkerFocalSample {
 /// from the median absolute deviation); while its slope is more than two standard errors from
 /// zero, the smallest quarter of the views is left out (at most three times). The estimate is
 /// the Huber mean of the views kept; its standard error, and the slope's, come from
-/// resampling whole frames (views in one frame share its depth error).
+/// resampling whole frames (views in one frame share its depth error). Its uncertainty adds
+/// what the model leaves open: half the bend's correction, and the change from all views to
+/// their larger half.
 /// - Parameters:
 ///   - observations: the observation stage's result (``observeScan(_:options:progress:)``);
 ///     no registration is needed.
@@ -48,14 +59,18 @@ public func checkIntrinsics(
 ) -> IntrinsicsCheck? {
   let colour = observations.context.colour
   let side = observations.context.markerSideLength
-  var samples: [MarkerFocalSample] = []
-  for (position, frame) in observations.frames.enumerated() {
-    for marker in frame.lifted where marker.method == .depth && marker.facing >= options.minimumFacing {
-      if let sample = focalSample(marker, frame: position, colour: colour, side: side) { samples.append(sample) }
-    }
+  let views = observations.frames.enumerated().flatMap { position, frame in
+    frame.lifted.filter { $0.method == .depth && $0.facing >= options.minimumFacing }.map { (position, $0) }
   }
   let minimum = max(3, options.minimumMarkers)
-  guard samples.count >= minimum, side > 0 else { return nil }
+  // A first estimate with every sticker taken flat, then each sticker's bend along its
+  // diagonals (measured with that estimate) and the estimate again with the printed square
+  // laid on the bent cap.
+  let flat = views.compactMap { focalSample($0.1, frame: $0.0, colour: colour, side: side, bend: .zero) }
+  guard flat.count >= minimum, side > 0 else { return nil }
+  let bends = stickerBends(views.map(\.1), colour: colour, focalLength: focalFits(flat).mean)
+  let samples = views.compactMap { focalSample($0.1, frame: $0.0, colour: colour, side: side, bend: bends[$0.1.id] ?? .zero) }
+  guard samples.count >= minimum else { return nil }
   // Corners on fitted border edges where enough views have them; the detector's own otherwise.
   let refined = samples.filter(\.edgeRefined)
   let candidates = (refined.count >= minimum ? refined : samples).sorted { $0.apparentSide < $1.apparentSide }
@@ -69,6 +84,15 @@ public func checkIntrinsics(
     chosen = focalBootstrap(kept, resamples: options.resamples, workers: options.workers, generator: &generator)
   }
   let estimate = chosen.fit.mean
+  // What the model itself leaves open, in quadrature with the frames' sampling error: half the
+  // bend's correction (between a sticker taken flat and one following the cap as measured),
+  // and how far the estimate moves from all candidate views to their larger half (what a
+  // corner bias left could still move it).
+  let flatCandidates = refined.count >= minimum ? flat.filter(\.edgeRefined) : flat
+  let bendShift = focalFits(candidates).mean - focalFits(flatCandidates).mean
+  let sizeShift = focalFits(Array(candidates[(candidates.count / 2)...])).mean - focalFits(candidates).mean
+  let modelError = ((bendShift / 2) * (bendShift / 2) + sizeShift * sizeShift).squareRoot()
+  let uncertainty = (chosen.meanError * chosen.meanError + (modelError.isFinite ? modelError * modelError : 0)).squareRoot()
   let bias = upperMedian(samples.map { $0.apparentSide * (1 - $0.focalLength / estimate) / 2 })
   var limit = max(options.tolerance, 2 * chosen.meanError / estimate)
   // Without edge-refined corners (cells under 3.5 px, e.g. 320×240) a trend left after the
@@ -78,7 +102,7 @@ public func checkIntrinsics(
     limit = max(limit, abs(chosen.fit.slope) / chosen.medianSide / estimate)
   }
   return IntrinsicsCheck(
-    statedFocalLength: statedFocalLength ?? colour.fx, focalLengthEstimate: estimate, focalLengthUncertainty: chosen.meanError,
+    statedFocalLength: statedFocalLength ?? colour.fx, focalLengthEstimate: estimate, focalLengthUncertainty: uncertainty,
     cornerBias: bias, markersUsed: chosen.count, framesUsed: chosen.frames, smallestSide: chosen.smallestSide, limit: limit)
 }
 
@@ -106,23 +130,31 @@ func focalBootstrap(
   )
 }
 
-/// One view's focal length: `Σ|m₂ − m₁| / Σ√(L² − Δz²)` over the four sides and two diagonals.
-/// `nil` where an edge runs within 30° of the line of sight or a value is not finite.
-func focalSample(_ marker: LiftedMarker, frame: Int, colour: CameraIntrinsics, side: Double) -> MarkerFocalSample? {
+/// One view's focal length: `Σ|m₂ − m₁| / Σ√(c² − Δz²)` over the four sides and two diagonals,
+/// `c` the distance between the two corners of the printed square laid on a cap bent by `bend`
+/// (``bentSquareChords(side:bend:)``). `nil` where an edge runs within 30° of the line of sight
+/// or a value is not finite.
+func focalSample(
+  _ marker: LiftedMarker, frame: Int, colour: CameraIntrinsics, side: Double, bend: SIMD2<Double>
+) -> MarkerFocalSample? {
   guard marker.pixelCorners.count == 4, marker.cameraCorners.count == 4, colour.fy > 0 else { return nil }
   let aspect = colour.fx / colour.fy
   let m = zip(marker.pixelCorners, marker.cameraCorners).map { p, c in
     SIMD2((p.x - colour.cx) * c.z, (p.y - colour.cy) * c.z * aspect)
   }
+  let chords = bentSquareChords(side: side, bend: bend)
   var across = 0.0, printed = 0.0, apparent = 0.0
-  for (a, b, length) in [(0, 1, side), (1, 2, side), (2, 3, side), (3, 0, side), (0, 2, side * 2.squareRoot()), (1, 3, side * 2.squareRoot())] {
+  for (a, b, length, isSide) in [
+    (0, 1, chords.side, true), (1, 2, chords.side, true), (2, 3, chords.side, true), (3, 0, chords.side, true),
+    (0, 2, chords.diagonals.x, false), (1, 3, chords.diagonals.y, false),
+  ] {
     let dz = marker.cameraCorners[b].z - marker.cameraCorners[a].z
     let extent = length * length - dz * dz
     guard extent > 0.25 * length * length else { return nil }
     let d = m[b] - m[a]
     across += (d * d).sum().squareRoot()
     printed += extent.squareRoot()
-    if length == side {
+    if isSide {
       let q = marker.pixelCorners[b] - marker.pixelCorners[a]
       apparent += (q * q).sum().squareRoot() / 4
     }
@@ -131,6 +163,61 @@ func focalSample(_ marker: LiftedMarker, frame: Int, colour: CameraIntrinsics, s
   guard f.isFinite, f > 0, apparent.isFinite, apparent > 0 else { return nil }
   return MarkerFocalSample(
     frame: frame, focalLength: f, apparentSide: apparent, edgeRefined: marker.pixelCorners != marker.triangulationCorners)
+}
+
+/// The distances between a printed square's corners once laid on a cap that bends along its
+/// diagonals with curvatures `bend` (1/metres: corners 0–2, then 1–3), keeping its printed
+/// lengths along the surface (a decal): each corner lies at arc `L/√2` from the centre along its
+/// diagonal's circle, so a diagonal spans `2·sin(κs)/κ` and a side
+/// `√(ρ₁² + ρ₂² + (w₁ − w₂)²)` with `ρ = sin(κs)/κ`, `w = (1 − cos κs)/κ`. A flat sticker
+/// (zero bend) gives `L` and `L·√2`; a 16 mm sticker on a 70 mm sphere both 0.43 % less.
+func bentSquareChords(side: Double, bend: SIMD2<Double>) -> (side: Double, diagonals: SIMD2<Double>) {
+  let s = side / 2.squareRoot()
+  func along(_ kappa: Double) -> (rho: Double, w: Double) {
+    // Bends sharper than a radius of s/1.5 are no cap: held there.
+    let k = max(-1.5 / s, min(1.5 / s, kappa))
+    guard abs(k * s) > 1e-6 else { return (s, k * s * s / 2) }
+    return (sin(k * s) / k, (1 - cos(k * s)) / k)
+  }
+  let a = along(bend.x), b = along(bend.y)
+  return ((a.rho * a.rho + b.rho * b.rho + (a.w - b.w) * (a.w - b.w)).squareRoot(), SIMD2(2 * a.rho, 2 * b.rho))
+}
+
+/// Each marker's bend along its two diagonals (1/metres, positive where the cap bulges towards
+/// the camera): per view, the circle through the two corners and the sticker's fitted surface
+/// where the diagonal crosses its middle in the image (lateral coordinates at the focal length
+/// `focalLength`), taken to the surface's normal section by Meusnier's theorem (times the
+/// cosine between the marker's normal and the circle's direction off the chord), then the
+/// median over the marker's views.
+func stickerBends(_ views: [LiftedMarker], colour: CameraIntrinsics, focalLength: Double) -> [Int: SIMD2<Double>] {
+  guard colour.fy > 0, focalLength > 0 else { return [:] }
+  let aspect = colour.fx / colour.fy
+  func point(_ p: SIMD2<Double>, _ z: Double) -> SIMD3<Double> {
+    SIMD3((p.x - colour.cx) * z / focalLength, (p.y - colour.cy) * z * aspect / focalLength, z)
+  }
+  var perMarker: [Int: [SIMD2<Double>]] = [:]
+  for view in views {
+    guard let middles = view.diagonalMidpointDepths, view.pixelCorners.count == 4, view.cameraCorners.count == 4 else { continue }
+    var kappa = SIMD2<Double>.zero
+    let normal = view.cameraFromMarker.rotation * SIMD3(0, 0, 1)
+    for (k, (a, b)) in [(0, 2), (1, 3)].enumerated() {
+      let pa = point(view.pixelCorners[a], view.cameraCorners[a].z), pb = point(view.pixelCorners[b], view.cameraCorners[b].z)
+      let pm = point((view.pixelCorners[a] + view.pixelCorners[b]) / 2, middles[k])
+      let chord = pb - pa, c = chord.length
+      guard c > 0 else { continue }
+      let offset = pm - pa - chord * (pm - pa).dot(chord) / (c * c)
+      let h = offset.length
+      guard h > 0 else { continue }
+      // Towards the camera (the origin) is convex. The circle lies in the plane of the
+      // line of sight, not of the surface's normal: by Meusnier's theorem the surface bends
+      // along the diagonal by the circle's curvature times the cosine between its plane's
+      // direction off the chord and the normal.
+      let sign: Double = offset.dot(-(pa + pb) / 2) >= 0 ? 1 : -1
+      kappa[k] = sign * 2 * h / (c * c / 4 + h * h) * abs(normal.dot(offset / h))
+    }
+    if kappa.x.isFinite, kappa.y.isFinite { perMarker[view.id, default: []].append(kappa) }
+  }
+  return perMarker.mapValues { values in SIMD2(upperMedian(values.map(\.x)), upperMedian(values.map(\.y))) }
 }
 
 /// The Huber line `f = intercept + slope/ℓ` and the Huber mean of the views' focal lengths.

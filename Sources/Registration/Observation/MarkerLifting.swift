@@ -30,13 +30,20 @@ public struct LiftedMarker: Sendable, Hashable {
   /// through them, metres: this view's depth noise at the sticker's distance. `nil` when the
   /// corners were not lifted from one fit over the whole sticker.
   public var depthSpread: Double?
+  /// Depth of the sticker's fitted surface where each diagonal (corners 0–2, then 1–3) crosses
+  /// its middle in the image, metres: with the corners, how the sticker bends along each
+  /// diagonal (``checkIntrinsics(_:statedFocalLength:options:)`` uses it). `nil` when the
+  /// corners were not lifted from one fit over the whole sticker.
+  public var diagonalMidpointDepths: SIMD2<Double>?
 
   /// A lifted marker from its parts (e.g. a synthetic observation).
   public init(
     id: Int, pixelCorners: [SIMD2<Double>], cameraCorners: [SIMD3<Double>], cameraFromMarker: RigidTransform, residual: Double,
-    method: LiftMethod, cornersWithoutDepth: Int, triangulationCorners: [SIMD2<Double>], depthSpread: Double? = nil
+    method: LiftMethod, cornersWithoutDepth: Int, triangulationCorners: [SIMD2<Double>], depthSpread: Double? = nil,
+    diagonalMidpointDepths: SIMD2<Double>? = nil
   ) {
     self.depthSpread = depthSpread
+    self.diagonalMidpointDepths = diagonalMidpointDepths
     self.id = id
     self.pixelCorners = pixelCorners
     self.cameraCorners = cameraCorners
@@ -73,9 +80,11 @@ extension LiftedMarker {
     var corners: [SIMD3<Double>] = []
     var missing = 0
     var spread: Double?
+    var midpoints: SIMD2<Double>?
     if let surface = Self.stickerSurfaceDepths(depth, corners: depthCorners, minimumSamples: 8 * options.minimumSamples) {
       corners = zip(depthCorners, surface.depths).map { depth.intrinsics.unproject(u: $0.0.x, v: $0.0.y, depth: $0.1) }
       spread = surface.spread
+      midpoints = surface.midpoints
     } else {
       let radius = max(2, Int((Double(options.windowRadius) * Double(max(depth.width, depth.height)) / 640).rounded()))
       for c in depthCorners {
@@ -94,7 +103,8 @@ extension LiftedMarker {
       {
         self.init(
           id: marker.id, pixelCorners: marker.corners, cameraCorners: corners, cameraFromMarker: pose,
-          residual: rms, method: .depth, cornersWithoutDepth: 0, triangulationCorners: marker.corners, depthSpread: spread)
+          residual: rms, method: .depth, cornersWithoutDepth: 0, triangulationCorners: marker.corners, depthSpread: spread,
+          diagonalMidpointDepths: midpoints)
         if facing < options.minimumFacing { return nil }
         return
       }
@@ -116,13 +126,14 @@ extension LiftedMarker {
   ///
   /// Hundreds of samples instead of a few dozen per corner, and the quadric follows the cap's
   /// curvature, so the corners' depths are both less noisy and unbiased. Returns them with the
-  /// samples' robust spread about the first fit (metres). `nil` when too little of the sticker
+  /// samples' robust spread about the first fit (metres) and the depths where the diagonals
+  /// cross their middles in the image (0–2, then 1–3). `nil` when too little of the sticker
   /// has depth, when the fit leaves a spread over 3 mm (an edge of the head, a step in the
   /// depth — far above TrueDepth's noise at any working distance) or when a corner's
   /// neighbourhood has no depth at all (too close).
   static func stickerSurfaceDepths(
     _ depth: DepthMap, corners: [SIMD2<Double>], minimumSamples: Int
-  ) -> (depths: [Double], spread: Double)? {
+  ) -> (depths: [Double], spread: Double, midpoints: SIMD2<Double>)? {
     guard corners.count == 4, corners.allSatisfy({ $0.x.magnitude < 1e6 && $0.y.magnitude < 1e6 }) else { return nil }
     let centre = corners.reduce(SIMD2<Double>.zero, +) / 4
     let scale = max(1, corners.map { (($0 - centre) * ($0 - centre)).sum().squareRoot() }.reduce(0) { max($0, $1) })
@@ -172,7 +183,11 @@ extension LiftedMarker {
     guard kept.count >= minimumSamples, let refit = quadricFit(kept), mad < 0.003 else { return nil }
     fit = refit
     let depths = corners.map { 1 / quadric(fit, ($0.x - centre.x) / scale, ($0.y - centre.y) / scale) }
-    return depths.allSatisfy { $0 > 0 && $0.isFinite } ? (depths, mad) : nil
+    let middles = [(corners[0] + corners[2]) / 2, (corners[1] + corners[3]) / 2].map {
+      1 / quadric(fit, ($0.x - centre.x) / scale, ($0.y - centre.y) / scale)
+    }
+    guard (depths + middles).allSatisfy({ $0 > 0 && $0.isFinite }) else { return nil }
+    return (depths, mad, SIMD2(middles[0], middles[1]))
   }
 
   static func quadric(_ q: [Double], _ u: Double, _ v: Double) -> Double {
