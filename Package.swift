@@ -149,7 +149,7 @@ let package = Package(
     .testTarget(name: "CVAITests", dependencies: ["CVAI", "PointCloud", "_HeadScanSupport"]),
     .testTarget(name: "LandmarksTests", dependencies: ["Landmarks", "HeadScan", "Reconstruction", "ScanSimulator", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(name: "ReportsTests", dependencies: ["Reports", "CVAI", "PointCloud", "_TestSupport"]),
-    .testTarget(name: "HeadScanTests", dependencies: ["HeadScan", "ScanSimulator", "_TestSupport"]),
+    .testTarget(name: "HeadScanTests", dependencies: ["HeadScan", "ScanIO", "ScanSimulator", "_TestSupport"]),
     .testTarget(name: "AgreementTests", dependencies: ["Agreement", "Reports", "CVAI", "PointCloud", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(name: "FiguresTests", dependencies: ["Figures", "Reports", "CVAI", "PointCloud", "ScanIO", "ArucoBridge", "_HeadScanSupport", "_TestSupport"]),
     .testTarget(name: "OperatorGuidanceTests", dependencies: ["OperatorGuidance", "ScanSimulator", "ScanIO", "PointCloud", "_TestSupport"]),
