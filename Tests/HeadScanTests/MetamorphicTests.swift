@@ -11,15 +11,16 @@ import _TestSupport
 /// circumference within the original's 95 % interval (or the changed scan's own, where wider).
 struct MetamorphicTests {
   /// Writes the frames of `source` at `order` (positions in the new scan) to `path` with the
-  /// original's header and timestamps in their original sequence, and its landmarks file with
-  /// each landmark's frame renumbered.
-  static func rewrite(_ source: String, to path: String, order: [Int]) throws {
+  /// original's header and timestamps in their original sequence, every depth times
+  /// `depthScale`, and its landmarks file with each landmark's frame renumbered.
+  static func rewrite(_ source: String, to path: String, order: [Int], depthScale: Float = 1) throws {
     let scan = try openScan(at: source)
     let timestamps = try order.sorted().map { try scan.frame(at: $0).timestamp }
     let writer = try RGBDScanWriter(path: path, header: scan.header)
     for (position, index) in order.enumerated() {
       let frame = try scan.frame(at: index)
-      try writer.append(timestamp: timestamps[position], depthMetres: frame.depth.metres, colorBGRA: frame.color.bgra)
+      let depth = depthScale == 1 ? frame.depth.metres : frame.depth.metres.map { $0 * depthScale }
+      try writer.append(timestamp: timestamps[position], depthMetres: depth, colorBGRA: frame.color.bgra)
     }
     try writer.finish()
     var (file, entries) = try landmarkEntries(source)
@@ -70,6 +71,35 @@ struct MetamorphicTests {
         }
         #expect(changed.severity == base.severity)
       }
+    }
+  }
+
+  /// A depth sensor reading every distance 1 % long scales the whole head by 1 % (lateral
+  /// positions are pixel offsets times depth): the markers' focal-length check sees the focal
+  /// length times that scale against the printed stickers, so the verdict flags the scan for
+  /// it, and CVAI and CI, ratios, do not move.
+  @Test func depthOnePercentLongIsFlaggedAndScalesTheHead() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      var o = SimulationOptions()
+      o.frames = 60
+      o.seed = 13
+      o.head = .init(cranialIndex: 82, cvai: 5, flattenedSide: .right)
+      let original = folder.appendingPathComponent("original.rgbdscan").path
+      _ = try simulateScan(o, to: original, format: .stream)
+      let long = folder.appendingPathComponent("long.rgbdscan").path
+      try Self.rewrite(original, to: long, order: Array(0..<o.frames), depthScale: 1.01)
+      let base = try measureScan(at: original).report, scaled = try measureScan(at: long).report
+      let focal = try #require(scaled.verdict?.checks.focalLengthDeviationPercent)
+      let baseFocal = try #require(base.verdict?.checks.focalLengthDeviationPercent)
+      let line = String(
+        format: "depth ×1.01: circumference %.2f against %.2f mm (%+.2f %%), CVAI %.3f against %.3f, CI %.3f against %.3f, focal deviation %.2f %% against %.2f %%",
+        scaled.circumference, base.circumference, 100 * (scaled.circumference / base.circumference - 1), scaled.cvai, base.cvai,
+        scaled.ci, base.ci, focal, baseFocal)
+      print(line)
+      #expect(abs(scaled.circumference / base.circumference - 1.01) <= 0.002, "\(line)")
+      #expect(abs(scaled.cvai - base.cvai) <= 0.15 && abs(scaled.ci - base.ci) <= 0.15, "\(line)")
+      #expect(abs(focal - baseFocal - 1) <= 0.25 && scaled.verdict?.usable == false, "\(line)")
+      #expect(scaled.verdict?.reasons.contains { $0.hasPrefix("focal length") } == true, "\(line)")
     }
   }
 }
