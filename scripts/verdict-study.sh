@@ -10,7 +10,8 @@
 # among the in-tolerance scans and the out-of-tolerance scans the current limit catches, and
 # the summary: out-of-tolerance scans not flagged, in-tolerance scans usable.
 # Heads are in the middle of their CHOA level (CVAI 2, 5, 7.5 or 10), so a small error cannot
-# change the level by itself.
+# change the level by itself. Every scan's stickers keep their printed lengths on the cap
+# (--sticker-wrap decal), as stickers do: the focal-length check models them so.
 # Usage: scripts/verdict-study.sh [WORKDIR]
 #   (40 scans of at most 240 frames, 2 at a time: about 25 minutes on two cores; each scan
 #    (up to 0.6 GB) is deleted once measured; scans with a report in WORKDIR are not redone)
@@ -92,7 +93,7 @@ study() {
   if [ ! -f "$scan" ]; then
     # shellcheck disable=SC2086
     mapfile -t args < <(expand $options)
-    "$bin" simulate "$scan" "${args[@]}" --seed "$seed" -q >/dev/null
+    "$bin" simulate "$scan" "${args[@]}" --sticker-wrap decal --seed "$seed" -q >/dev/null
   fi
   "$bin" measure "$scan" --json "$work/$name.json" -q --jobs 1 >/dev/null 2>"$work/$name.err" ||
     mv "$work/$name.err" "$work/$name.refused"

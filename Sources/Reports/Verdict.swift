@@ -106,9 +106,9 @@ public struct Verdict: Codable, Sendable, Hashable {
 
     /// The limits of docs/method.md, "Verdict".
     public static let `default` = Limits(
-      contourMeasuredPercent: 86.2, contourLargestGap: 36.5, levelLayersFitted: 15, framesRegistered: 12, framesRegisteredPercent: 45.5,
-      markersRegisteredPercent: 34.4, cornerRMS: 0.68, landmarkSD: 2.55, cvaiHalfWidth: 0.56, circumferenceHalfWidth: 1.19,
-      focalLengthDeviationPercent: 0.92)
+      contourMeasuredPercent: 87.8, contourLargestGap: 35, levelLayersFitted: 15, framesRegistered: 11, framesRegisteredPercent: 45.5,
+      markersRegisteredPercent: 32.1, cornerRMS: 0.68, landmarkSD: 2.55, cvaiHalfWidth: 0.92, circumferenceHalfWidth: 2.35,
+      focalLengthDeviationPercent: 0.48)
   }
 
   /// Whether the measures can be trusted: every check within its limit.
