@@ -180,13 +180,16 @@ struct ReconstructCommand: ParsableCommand {
     let mesh = face.map { face in extraction.mesh.removingTriangles { face.contains(SIMD3<Double>($0)) } } ?? extraction.mesh
     let written = mesh.transformed(by: headFromWorld, scale: millimetres ? 1000 : 1)
     try written.write(to: path, comment: "headscan reconstruct \(scan): \(frame), \(unit)")
-    let t = extraction.topology
-    // Counted again on the mesh as written where the face was removed, or the move to the head
-    // frame or millimetres rounded its positions anew.
-    let pairs = face == nil && written.positions == extraction.mesh.positions ? t.selfIntersectingPairs : MeshIntersections(written).count
+    // The mesh as written: where the face was removed its topology and filled share are counted
+    // on what is left; where the move to the head frame or millimetres rounded the positions
+    // anew, its self-intersections are counted again.
+    let t = face == nil ? extraction.topology : MeshTopology(written)
+    let pairs = face != nil || written.positions == extraction.mesh.positions ? t.selfIntersectingPairs : MeshIntersections(written).count
+    let filled = face == nil || written.filled.isEmpty
+      ? extraction.filledFraction : Double(written.filled.filter { $0 }.count) / Double(max(1, written.vertexCount))
     return String(
       format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, self-intersecting pairs: %d, %@ in %@ → %@",
-      written.vertexCount, written.triangleCount, 100 * extraction.filledFraction, t.isClosedManifold ? "closed manifold" : "NOT closed",
+      written.vertexCount, written.triangleCount, 100 * filled, t.isClosedManifold ? "closed manifold" : "NOT closed",
       t.eulerCharacteristic, pairs, unit, frame, path) + (face == nil ? "" : " (de-identified: the face's triangles removed, open there)")
   }
 

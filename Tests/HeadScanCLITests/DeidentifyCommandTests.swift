@@ -46,6 +46,27 @@ struct DeidentifyCommandTests {
     }
   }
 
+  /// `reconstruct --deidentify --mesh`: the mesh line describes the mesh as written, open
+  /// where the face's triangles were removed (one boundary loop on a sphere: Euler
+  /// characteristic 1), not the closed mesh before the removal.
+  @Test func aDeidentifiedMeshIsDescribedAsWritten() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let key = try Self.writeKey(in: folder)
+      let cloud = folder.appendingPathComponent("head.ply").path, mesh = folder.appendingPathComponent("head-mesh.ply").path
+      let run = try Headscan.run(["reconstruct", Self.scan, "-o", cloud, "--mesh", mesh, "--deidentify", "--key-file", key])
+      #expect(run.status == 0, "\(run.stderr)")
+      let line = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("mesh ") }.map(String.init), "\(run.stdout)")
+      #expect(line.contains(", NOT closed, Euler characteristic 1,") && line.hasSuffix("(de-identified: the face's triangles removed, open there)"), "\(line)")
+      // The counts are the written file's.
+      let header = try String(contentsOfFile: mesh, encoding: .isoLatin1).prefix(2000)
+      func count(_ element: String) -> String? {
+        header.split(separator: "\n").first { $0.hasPrefix("element \(element) ") }.map { String($0.split(separator: " ")[2]) }
+      }
+      let vertices = try #require(count("vertex")), faces = try #require(count("face"))
+      #expect(line.hasPrefix("mesh        \(vertices) vertices, \(faces) triangles"), "\(line) against the file's \(vertices) and \(faces)")
+    }
+  }
+
   @Test func badKeysAndDatesAreOneLine() throws {
     try TestFiles.withTemporaryFolder { folder in
       let out = folder.appendingPathComponent("copy.rgbdscan").path
