@@ -18,9 +18,7 @@ public struct MeshExtraction: Sendable {
   /// (specks of outlying points).
   public var piecesDropped: Int
   /// Fraction of the vertices that are filled in rather than measured.
-  public var filledFraction: Double {
-    mesh.vertexCount == 0 ? 0 : Double(mesh.filled.filter { $0 }.count) / Double(mesh.vertexCount)
-  }
+  public var filledFraction: Double { mesh.filledFraction }
 }
 
 /// A watertight, manifold triangle mesh of the surface an oriented point cloud samples, its

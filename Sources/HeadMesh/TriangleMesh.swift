@@ -92,6 +92,11 @@ public struct TriangleMesh: Sendable, Equatable {
     return (low, high)
   }
 
+  /// Fraction of the vertices flagged ``filled`` (filled in rather than measured); 0 without flags.
+  public var filledFraction: Double {
+    vertexCount == 0 ? 0 : Double(filled.filter { $0 }.count) / Double(vertexCount)
+  }
+
   /// The mesh with every position mapped by `transform` and then multiplied by `scale`
   /// (e.g. `headFromWorld` and 1000 for the head frame in millimetres). A rigid transform
   /// and a positive scale keep the triangles facing outward.

@@ -185,11 +185,9 @@ struct ReconstructCommand: ParsableCommand {
     // anew, its self-intersections are counted again.
     let t = face == nil ? extraction.topology : MeshTopology(written)
     let pairs = face != nil || written.positions == extraction.mesh.positions ? t.selfIntersectingPairs : MeshIntersections(written).count
-    let filled = face == nil || written.filled.isEmpty
-      ? extraction.filledFraction : Double(written.filled.filter { $0 }.count) / Double(max(1, written.vertexCount))
     return String(
       format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, self-intersecting pairs: %d, %@ in %@ → %@",
-      written.vertexCount, written.triangleCount, 100 * filled, t.isClosedManifold ? "closed manifold" : "NOT closed",
+      written.vertexCount, written.triangleCount, 100 * written.filledFraction, t.isClosedManifold ? "closed manifold" : "NOT closed",
       t.eulerCharacteristic, pairs, unit, frame, path) + (face == nil ? "" : " (de-identified: the face's triangles removed, open there)")
   }
 

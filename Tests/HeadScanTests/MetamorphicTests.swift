@@ -33,6 +33,18 @@ struct MetamorphicTests {
     try JSONSerialization.data(withJSONObject: file).write(to: renamed)
   }
 
+  /// A default-preset scan of `frames` frames of `head`, `original.rgbdscan` in `folder` with
+  /// its landmarks beside it.
+  static func simulate(frames: Int, seed: UInt64, head: HeadShape.Parameters, in folder: URL) throws -> String {
+    var o = SimulationOptions()
+    o.frames = frames
+    o.seed = seed
+    o.head = head
+    let path = folder.appendingPathComponent("original.rgbdscan").path
+    _ = try simulateScan(o, to: path, format: .stream)
+    return path
+  }
+
   /// The landmarks file beside `scan`, and its entries.
   static func landmarkEntries(_ scan: String) throws -> (file: [String: Any], entries: [[String: Any]]) {
     let landmarks = URL(fileURLWithPath: scan).deletingPathExtension().appendingPathExtension("landmarks.json")
@@ -42,18 +54,14 @@ struct MetamorphicTests {
 
   @Test func reversedOrThinnedFramesMeasureWithinTheIntervals() throws {
     try TestFiles.withTemporaryFolder { folder in
-      var o = SimulationOptions()
-      o.frames = 72
-      o.seed = 12
-      o.head = .init(cranialIndex: 86, cvai: 7, flattenedSide: .left)
-      let original = folder.appendingPathComponent("original.rgbdscan").path
-      _ = try simulateScan(o, to: original, format: .stream)
+      let frames = 72
+      let original = try Self.simulate(frames: frames, seed: 12, head: .init(cranialIndex: 86, cvai: 7, flattenedSide: .left), in: folder)
       let landmarkFrames = Set(try Self.landmarkEntries(original).entries.compactMap { $0["frame"] as? Int })
       #expect(landmarkFrames.count >= 2)
       let reversed = folder.appendingPathComponent("reversed.rgbdscan").path
       let thinned = folder.appendingPathComponent("thinned.rgbdscan").path
-      try Self.rewrite(original, to: reversed, order: Array((0..<o.frames).reversed()))
-      try Self.rewrite(original, to: thinned, order: (0..<o.frames).filter { $0 % 2 == 0 || landmarkFrames.contains($0) })
+      try Self.rewrite(original, to: reversed, order: Array((0..<frames).reversed()))
+      try Self.rewrite(original, to: thinned, order: (0..<frames).filter { $0 % 2 == 0 || landmarkFrames.contains($0) })
       let base = try measureScan(at: original).report
       let baseIntervals = try #require(base.intervals95)
       for path in [reversed, thinned] {
@@ -80,14 +88,10 @@ struct MetamorphicTests {
   /// it, and CVAI and CI, ratios, do not move.
   @Test func depthOnePercentLongIsFlaggedAndScalesTheHead() throws {
     try TestFiles.withTemporaryFolder { folder in
-      var o = SimulationOptions()
-      o.frames = 60
-      o.seed = 13
-      o.head = .init(cranialIndex: 82, cvai: 5, flattenedSide: .right)
-      let original = folder.appendingPathComponent("original.rgbdscan").path
-      _ = try simulateScan(o, to: original, format: .stream)
+      let frames = 60
+      let original = try Self.simulate(frames: frames, seed: 13, head: .init(cranialIndex: 82, cvai: 5, flattenedSide: .right), in: folder)
       let long = folder.appendingPathComponent("long.rgbdscan").path
-      try Self.rewrite(original, to: long, order: Array(0..<o.frames), depthScale: 1.01)
+      try Self.rewrite(original, to: long, order: Array(0..<frames), depthScale: 1.01)
       let base = try measureScan(at: original).report, scaled = try measureScan(at: long).report
       let focal = try #require(scaled.verdict?.checks.focalLengthDeviationPercent)
       let baseFocal = try #require(base.verdict?.checks.focalLengthDeviationPercent)

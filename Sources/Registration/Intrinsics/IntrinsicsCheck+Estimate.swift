@@ -68,7 +68,7 @@ public func checkIntrinsics(
   // laid on the bent cap.
   let flat = views.compactMap { focalSample($0.1, frame: $0.0, colour: colour, side: side, bend: .zero) }
   guard flat.count >= minimum, side > 0 else { return nil }
-  let bends = stickerBends(views.map(\.1), colour: colour, focalLength: focalFits(flat).mean)
+  let bends = stickerBends(views.map(\.1), colour: colour, focalLength: focalMean(flat))
   let samples = views.compactMap { focalSample($0.1, frame: $0.0, colour: colour, side: side, bend: bends[$0.1.id] ?? .zero) }
   guard samples.count >= minimum else { return nil }
   // Corners on fitted border edges where enough views have them; the detector's own otherwise.
@@ -89,8 +89,9 @@ public func checkIntrinsics(
   // and how far the estimate moves from all candidate views to their larger half (what a
   // corner bias left could still move it).
   let flatCandidates = refined.count >= minimum ? flat.filter(\.edgeRefined) : flat
-  let bendShift = focalFits(candidates).mean - focalFits(flatCandidates).mean
-  let sizeShift = focalFits(Array(candidates[(candidates.count / 2)...])).mean - focalFits(candidates).mean
+  let candidatesMean = focalMean(candidates)
+  let bendShift = candidatesMean - focalMean(flatCandidates)
+  let sizeShift = focalMean(Array(candidates[(candidates.count / 2)...])) - candidatesMean
   let modelError = ((bendShift / 2) * (bendShift / 2) + sizeShift * sizeShift).squareRoot()
   let uncertainty = (chosen.meanError * chosen.meanError + (modelError.isFinite ? modelError * modelError : 0)).squareRoot()
   let bias = upperMedian(samples.map { $0.apparentSide * (1 - $0.focalLength / estimate) / 2 })
@@ -223,8 +224,12 @@ func stickerBends(_ views: [LiftedMarker], colour: CameraIntrinsics, focalLength
 /// The Huber line `f = intercept + slope/ℓ` and the Huber mean of the views' focal lengths.
 func focalFits(_ samples: [MarkerFocalSample]) -> (intercept: Double, slope: Double, mean: Double) {
   let line = huberFit(samples.map { (1 / $0.apparentSide, $0.focalLength) }, slopeFree: true)
-  let mean = huberFit(samples.map { (0, $0.focalLength) }, slopeFree: false)
-  return (line.intercept, line.slope, mean.intercept)
+  return (line.intercept, line.slope, focalMean(samples))
+}
+
+/// The Huber mean of the views' focal lengths (``focalFits(_:)``'s `mean`, without the line).
+func focalMean(_ samples: [MarkerFocalSample]) -> Double {
+  huberFit(samples.map { (0, $0.focalLength) }, slopeFree: false).intercept
 }
 
 /// Iteratively reweighted least squares of `y = a + b·x` (or `y = a`) with Huber weights,

@@ -19,7 +19,7 @@ public struct IntrinsicsCheck: Sendable, Hashable, Codable {
   /// One standard uncertainty of the estimate, pixels: the standard error from resampling
   /// frames, with what the model leaves open in quadrature (half the correction for the
   /// stickers' bend, and the change from all views to their larger half). Its 95 % interval
-  /// (±1.96) held the true focal length on 25 of 27 simulated scans (docs/registration.md).
+  /// (±1.96) held the true focal length on 28 of 30 simulated scans (docs/registration.md).
   public var focalLengthUncertainty: Double
   /// How far inside the printed square the corners of all depth-lifted views sit, pixels,
   /// measured against the estimate: the median of `ℓ·(1 − f/estimate)/2` (`ℓ` a view's
