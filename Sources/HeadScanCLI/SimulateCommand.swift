@@ -79,6 +79,10 @@ struct SimulateCommand: ParsableCommand {
   var focalLength: String?
   @Option(help: "Relative error of the header's focal length, \(optionRange(Limits.focalError)): stated = true·(1 + e); the truth keeps the true one (default 0).")
   var focalError: Double?
+  @Option(help: "Relative error of the depth sensor's scale, \(optionRange(Limits.depthScaleError)): written depth = true·(1 + e) (default 0).")
+  var depthScaleError: Double?
+  @Option(help: "Relative error of the printed stickers, \(optionRange(Limits.printedSideError)): rendered side = stated·(1 + e), the header stating --marker-side / (1 + e) (default 0).")
+  var printedSideError: Double?
   @Option(help: "Colour noise σ, grey levels, \(optionRange(SensorLimits.colourNoise)).") var colourNoise: Double = 1.5
   @Option(help: "Depth encoding of a stream: float32, float16, disparity32, disparity16.")
   var depthEncoding: RGBDStreamLayout.DepthEncoding = .float32
@@ -130,6 +134,8 @@ struct SimulateCommand: ParsableCommand {
     try checkRangeOption(motionBlurLength, "--motion-blur-length", Limits.motionBlurLength, unit: "pixels")
     try checkRangeOption(focalLength, "--focal-length", Limits.focalLength, unit: "pixels", single: true)
     try checkOption(focalError, "--focal-error", Limits.focalError)
+    try checkOption(depthScaleError, "--depth-scale-error", Limits.depthScaleError)
+    try checkOption(printedSideError, "--printed-side-error", Limits.printedSideError)
     try checkOption(colourNoise, "--colour-noise", SensorLimits.colourNoise)
     for spec in lostMarkers where parseLoss(spec) == nil {
       throw ValidationError("--lose-marker takes ID@FRAME, ID within \(optionRange(Limits.markerID)), FRAME within \(optionRange(Limits.frameIndex)), got '\(spec)'")
@@ -212,6 +218,8 @@ struct SimulateCommand: ParsableCommand {
     if let range = motionBlurLength.flatMap({ parseNumberRange($0) }) { options.motionBlurLength = range }
     if let range = focalLength.flatMap({ parseNumberRange($0, single: true) }) { options.focalLength = range }
     if let focalError { options.focalError = focalError }
+    if let depthScaleError { options.depthScaleError = depthScaleError }
+    if let printedSideError { options.printedSideError = printedSideError }
     options.sensor.colourNoise = colourNoise
     options.depthEncoding = depthEncoding
     options.lostMarkers = Dictionary(lostMarkers.compactMap(parseLoss), uniquingKeysWith: min)

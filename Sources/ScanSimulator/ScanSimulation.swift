@@ -47,6 +47,13 @@ public struct SimulationOptions: Sendable, Hashable {
   /// Relative error of the header's intrinsics: the stated fx and fy are the true ones
   /// × (1 + focalError); the truth keeps the true ones.
   public var focalError: Double = 0
+  /// Relative error of the depth sensor's scale: every written depth is the true one
+  /// × (1 + depthScaleError); the truth keeps the true geometry.
+  public var depthScaleError: Double = 0
+  /// Relative error of the printed stickers: they are rendered with side ``markerSide``, while
+  /// the header states ``markerSide`` / (1 + printedSideError) (a print 0.5 % too large
+  /// for +0.005).
+  public var printedSideError: Double = 0
   /// Record3D output only: also write `rgbd/<i>.conf` confidence maps (2 where there is
   /// depth, 0 where not). Front-camera exports have none, hence off by default.
   public var record3DConfidence = false
@@ -129,6 +136,10 @@ public struct SimulationTruth: Sendable, Codable {
     /// The intrinsics the header states: rendered × (1 + focalError) in fx and fy.
     public var statedIntrinsics: CameraIntrinsics
     public var focalError: Double
+    /// Every written depth over the true one, minus 1.
+    public var depthScaleError: Double
+    /// The rendered stickers' side over the header's, minus 1.
+    public var printedSideError: Double
     /// Fraction of frames drawn for a random motion blur, and its length range (pixels at 640 px).
     public var motionBlurRate: Double
     public var motionBlurLength: ClosedRange<Double>
@@ -209,7 +220,7 @@ public func simulateScan(
   let header = ScanHeader(
     depthWidth: options.width, depthHeight: options.height,
     colorWidth: options.width, colorHeight: options.height, intrinsics: statedIntrinsics,
-    fps: options.fps, markers: .init(dictionary: options.dictionary, sideLength: options.markerSide),
+    fps: options.fps, markers: .init(dictionary: options.dictionary, sideLength: options.markerSide / (1 + options.printedSideError)),
     capMarkerCount: options.markerCount > 0 ? options.markerCount : nil, recordedAt: options.recordedAt ?? "2026-11-21T10:15:00Z",
     patientID: options.patientID ?? "simulated-\(options.seed)")
   let append: (Double, [Float], [UInt8]) throws -> Void
@@ -253,7 +264,12 @@ public func simulateScan(
     },
     consume: { i, frame in
       let timestamp = Double(i) / options.fps
-      try append(timestamp, frame.depth, frame.bgra)
+      if options.depthScaleError == 0 {
+        try append(timestamp, frame.depth, frame.bgra)
+      } else {
+        let factor = Float(1 + options.depthScaleError)
+        try append(timestamp, frame.depth.map { $0 * factor }, frame.bgra)
+      }
       // A user marks a landmark where it is seen squarely, in a frame that also shows
       // enough stickers to be registered: frames with five or more in view come first.
       // Nobody marks a landmark on a blurred frame.
@@ -289,6 +305,7 @@ public func simulateScan(
       preset: options.preset, sensor: options.sensor, path: options.path, stickerWrap: options.stickerWrap,
       markerSide: options.markerSide, markerMargin: options.markerMargin ?? margin * options.markerSide, renderedIntrinsics: intrinsics,
       statedIntrinsics: statedIntrinsics.scaled(toWidth: options.width, height: options.height), focalError: options.focalError,
+      depthScaleError: options.depthScaleError, printedSideError: options.printedSideError,
       motionBlurRate: options.motionBlurRate, motionBlurLength: options.motionBlurLength))
 
   // Landmarks: the frame that sees each most squarely; a world point where none sees it.

@@ -67,6 +67,9 @@ extension SimulationOptions {
     public static let focalLength = 100.0...5000.0
     /// Relative error of the stated focal length.
     public static let focalError = -0.5...0.5
+    /// Relative error of the depth scale and of the printed side.
+    public static let depthScaleError = -0.2...0.2
+    public static let printedSideError = -0.2...0.2
     /// Frame indices of ``lostMarkers`` and ``shakenFrames`` (frames past the scan's end are ignored).
     public static let frameIndex = 0...(frames.upperBound - 1)
     /// Marker ids of ``lostMarkers`` (ids not on the cap are ignored).
@@ -92,6 +95,8 @@ extension SimulationOptions {
     try check(motionBlurLength, within: Bounds.motionBlurLength, "motionBlurLength")
     try check(focalLength, within: Bounds.focalLength, "focalLength")
     try check(focalError, within: Bounds.focalError, "focalError")
+    try check(depthScaleError, within: Bounds.depthScaleError, "depthScaleError")
+    try check(printedSideError, within: Bounds.printedSideError, "printedSideError")
     for (id, frame) in lostMarkers.sorted(by: { $0.key < $1.key }) {
       try check(id, within: Bounds.markerID, "lostMarkers (id)")
       try check(frame, within: Bounds.frameIndex, "lostMarkers[\(id)]")

@@ -32,6 +32,8 @@ public enum SimulationPreset: String, Sendable, Hashable, Codable, CaseIterable 
       options.motionBlurLength = original.motionBlurLength
       options.focalLength = original.focalLength
       options.focalError = original.focalError
+      options.depthScaleError = original.depthScaleError
+      options.printedSideError = original.printedSideError
     case .realistic:
       options.frames = 600
       options.markerCount = 40
@@ -57,6 +59,8 @@ public enum SimulationPreset: String, Sendable, Hashable, Codable, CaseIterable 
       options.motionBlurLength = 3...14
       options.focalLength = 587.5...592.5
       options.focalError = 0
+      options.depthScaleError = 0
+      options.printedSideError = 0
     }
   }
 }

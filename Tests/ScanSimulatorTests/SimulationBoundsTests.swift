@@ -28,6 +28,8 @@ struct SimulationBoundsTests {
     Knob(name: "motionBlurLength", bounds: Limits.motionBlurLength, isRange: true) { $0.motionBlurLength = $1...$1 },
     Knob(name: "focalLength", bounds: Limits.focalLength, isRange: true) { $0.focalLength = $1...$1 },
     Knob(name: "focalError", bounds: Limits.focalError) { $0.focalError = $1 },
+    Knob(name: "depthScaleError", bounds: Limits.depthScaleError) { $0.depthScaleError = $1 },
+    Knob(name: "printedSideError", bounds: Limits.printedSideError) { $0.printedSideError = $1 },
     Knob(name: "head.length", bounds: HeadShape.Parameters.Bounds.length) { $0.head.length = $1 },
     Knob(name: "head.cranialIndex", bounds: HeadShape.Parameters.Bounds.cranialIndex) { $0.head.cranialIndex = $1 },
     Knob(name: "head.cvai", bounds: HeadShape.Parameters.Bounds.cvai) { $0.head.cvai = $1 },

@@ -67,6 +67,32 @@ struct SimulationConditionsTests {
     }
   }
 
+  /// A depth scale error multiplies every written depth and nothing else; a printed-side error
+  /// changes the header's side only (the stickers are rendered at the side asked for).
+  @Test func depthScaleAndPrintedSideErrorsChangeWhatTheyName() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let plain = Self.options(frames: 2, width: 160)
+      var erred = plain
+      erred.depthScaleError = 0.01
+      erred.printedSideError = 0.005
+      let (a, truthA) = try Self.scan(plain, in: folder, "a.rgbdscan")
+      let (b, truthB) = try Self.scan(erred, in: folder, "b.rgbdscan")
+      #expect(truthA.truth.measures == truthB.truth.measures)
+      #expect(abs(b.header.markers.sideLength * 1.005 - plain.markerSide) < 1e-12)
+      #expect(a.header.markers.sideLength == plain.markerSide)
+      for index in 0..<2 {
+        let fa = try a.frame(at: index), fb = try b.frame(at: index)
+        #expect(fa.color.bgra == fb.color.bgra)
+        var compared = 0
+        for (za, zb) in zip(fa.depth.metres, fb.depth.metres) where za.isFinite && za > 0 {
+          #expect(abs(zb / za - 1.01) < 1e-6)
+          compared += 1
+        }
+        #expect(compared > 1000)
+      }
+    }
+  }
+
   /// The realistic preset as docs/simulator.md describes it.
   @Test func theRealisticPresetHasTheDocumentedConditions() {
     let o = SimulationOptions(preset: .realistic)
