@@ -9,12 +9,8 @@
 # Usage: scripts/focal-study.sh [WORKDIR]
 #   (30 scans, 2 at a time: about 6 minutes on two cores; scans with a report in WORKDIR are
 #    not redone; each scan is deleted once reconstructed)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-work=${1:-$(mktemp -d)}
-bin=.build/release/headscan
-[ -x "$bin" ] || swift build -c release --product headscan
-mkdir -p "$work"
+# shellcheck source=scripts/study-setup.sh
+source "$(dirname "$0")/study-setup.sh" "$@"
 
 errors=(-0.08 -0.04 0 0.04 0.08 -0.02)
 sides=(10 12 16 20)

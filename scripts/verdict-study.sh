@@ -2,7 +2,9 @@
 # The verdict study of docs/method.md, "Verdict": simulates clean scans and scans degraded one
 # way each (part of the orbit missing, the face hidden, stickers fallen off or few, blur bursts,
 # short and sparse recordings, high depth noise, a wrong stated focal length), measures each
-# with `headscan measure SCAN --json` (the landmarks file beside it, default options), compares
+# with `headscan measure SCAN --json --scale depth` (the landmarks file beside it, otherwise
+# default options: the depth's own scale, so that a wrong stated focal length shows in the
+# lengths as it does wherever the stickers cannot tell the scale), compares
 # the report with the simulator's truth and prints a line a scan: its CVAI and circumference
 # errors, whether the CHOA level is right, each check of the report's verdict and the verdict.
 # A scan is in tolerance when |ΔCVAI| ≤ 0.5 points, |Δcircumference| ≤ 2 mm and the level is
@@ -15,12 +17,8 @@
 # Usage: scripts/verdict-study.sh [WORKDIR]
 #   (40 scans of at most 240 frames, 2 at a time: about 25 minutes on two cores; each scan
 #    (up to 0.6 GB) is deleted once measured; scans with a report in WORKDIR are not redone)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-work=${1:-$(mktemp -d)}
-bin=.build/release/headscan
-[ -x "$bin" ] || swift build -c release --product headscan
-mkdir -p "$work"
+# shellcheck source=scripts/study-setup.sh
+source "$(dirname "$0")/study-setup.sh" "$@"
 
 # name | condition | simulate options (each scan also gets its own --seed)
 conditions=$(
@@ -95,7 +93,7 @@ study() {
     mapfile -t args < <(expand $options)
     "$bin" simulate "$scan" "${args[@]}" --sticker-wrap decal --seed "$seed" -q >/dev/null
   fi
-  "$bin" measure "$scan" --json "$work/$name.json" -q --jobs 1 >/dev/null 2>"$work/$name.err" ||
+  "$bin" measure "$scan" --json "$work/$name.json" --scale depth -q --jobs 1 >/dev/null 2>"$work/$name.err" ||
     mv "$work/$name.err" "$work/$name.refused"
   rm -f "$work/$name.err" "$scan"
 }

@@ -53,6 +53,8 @@ public final class AnnotationSession: Sendable {
     } catch let error as ArucoError {
       throw FileProblem(path: scan.path, problem: error.description)
     }
+    // Clicks are lifted with the depth scale and focal length the registration used.
+    let scan = try reconstruction.liftingScan(scan)
     var proposals: [String: GhostLandmark] = [:]
     var problem: String?
     if let proposer {

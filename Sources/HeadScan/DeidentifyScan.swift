@@ -90,20 +90,27 @@ public func deidentifyScan(
   guard let world = measured.headFrame.landmarks else {
     throw DeidentificationError(path, "cannot locate the face: the head frame did not come from landmarks")
   }
-  let region = FaceRegion(headFromWorld: measured.headFrame.headFromWorld)
   let reconstruction = measured.reconstruction
+  // The raw depth is lifted in the world the poses give before the marker scale: positions
+  // over the depth factor (the face region's lengths then differ by that factor, well inside
+  // its margins).
+  let unscale = 1 / reconstruction.depthFactor
+  var headFromRawWorld = measured.headFrame.headFromWorld
+  headFromRawWorld.translation *= unscale
+  let region = FaceRegion(headFromWorld: headFromRawWorld)
   // Poses belong to the focal length the registration used.
   let refocus = reconstruction.focalLengthUsed.map { $0 / scan.header.colorIntrinsics.fx } ?? 1
   var blankedWhole = 0, colourBlanked = 0, depthRemoved = 0
   let conversion = try convertScan(scan, to: destination, header: header, progress: writing) { frame throws(ScanIOError) in
     var frame = frame
-    guard reconstruction.frames.indices.contains(frame.index), let pose = reconstruction.frames[frame.index].worldFromCamera else {
+    guard reconstruction.frames.indices.contains(frame.index), var pose = reconstruction.frames[frame.index].worldFromCamera else {
       blankedWhole += 1
       colourBlanked += frame.color.width * frame.color.height
       depthRemoved += frame.depth.validCount
       blankWhole(&frame, fill: options.fill)
       return frame
     }
+    pose.translation *= unscale
     let counts = removeFace(
       from: &frame, pose: pose, region: region, refocus: refocus, fill: options.fill, margin: options.marginPixels,
       depthMargin: options.depthMarginBelowPlane)

@@ -82,8 +82,8 @@ private func measure(
 ) throws -> ScanMeasurement {
   let started = ContinuousClock.now
   progress?(.measuring)
-  // Pixel landmarks are lifted with the focal length the reconstruction used.
-  let scan = try reconstruction.focalLengthUsed.map { try RefocusedScan(scan, focalLength: $0) } ?? scan
+  // Pixel landmarks are lifted with the focal length and depth scale the reconstruction used.
+  let scan = try reconstruction.liftingScan(scan)
   var frame: HeadFrameEstimate
   if let (landmarksPath, file) = landmarksFile {
     frame = try HeadFrameEstimate.fromLandmarks(file, path: landmarksPath, scan: scan, reconstruction: reconstruction)
@@ -134,6 +134,7 @@ private func measure(
   report.intrinsicsCheck = reconstruction.intrinsicsCheck.map {
     MeasureReport.IntrinsicsCheckSummary($0, focalLengthUsed: reconstruction.focalLengthUsed)
   }
+  report.scale = reconstruction.scale.map(MeasureReport.ScaleSummary.init)
   (report.patientID, report.recordedAt) = (scan.header.patientID, scan.header.recordedAt)
   report.automaticLandmarks = frame.automaticLandmarks?.all.map {
     MeasureReport.AutomaticLandmark(

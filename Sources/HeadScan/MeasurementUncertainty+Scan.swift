@@ -87,6 +87,10 @@ extension MeasurementUncertainty {
       let spread = (mapped.reduce(0.0) { $0 + ($1 - centroid).dot($1 - centroid) } / Double(mapped.count)).squareRoot()
       if spread > 0 { scaleSD = reconstruction.cornerRMS / (spread * Double(mapped.count).squareRoot()) }
     }
+    // Where the stickers' scale was applied, the lengths are known to its uncertainty too.
+    if let scale = reconstruction.scale, scale.applied, scale.uncertainty.isFinite {
+      scaleSD = (scaleSD * scaleSD + scale.uncertainty * scale.uncertainty).squareRoot()
+    }
     let residuals = reconstruction.frames.compactMap { $0.worldFromCamera != nil ? $0.rms : nil }
     if !residuals.isEmpty, capMarkers > 0 {
       let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()

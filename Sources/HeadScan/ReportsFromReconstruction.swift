@@ -26,6 +26,13 @@ extension MeasureReport.IntrinsicsCheckSummary {
   }
 }
 
+extension MeasureReport.ScaleSummary {
+  /// The report's summary of a metric scale (`scale` in both JSON reports).
+  public init(_ scale: MetricScale) {
+    self.init(depthScaleFactor: scale.depthScaleFactor, uncertainty: scale.uncertainty, applied: scale.applied)
+  }
+}
+
 extension ReconstructionReport {
   /// The report of a reconstruction, as `headscan reconstruct --json` writes it.
   /// - Parameter fusion: the fusion options it was made with (for the signed-distance band).
@@ -56,5 +63,6 @@ extension ReconstructionReport {
         "cleaning": result.timings.cleaning, "settling": result.timings.settling, "total": result.timings.total,
       ],
       intrinsicsCheck: result.intrinsicsCheck.map { .init($0, focalLengthUsed: result.focalLengthUsed) })
+    scale = result.scale.map(MeasureReport.ScaleSummary.init)
   }
 }

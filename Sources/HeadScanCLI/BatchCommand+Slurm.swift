@@ -28,7 +28,7 @@ extension BatchCommand {
     let batch = try makeBatch()
     var arguments = ["--jobs", "\(jobs ?? 1)", "--frame", frame.rawValue]
     if plots { arguments.append("--plots") }
-    if depthLifting.focalLength != .stated { arguments += ["--focal-length", depthLifting.focalLength.argument] }
+    arguments += depthLifting.arguments
     if html { arguments.append("--html") }
     if force { arguments.append("--force") }
     if global.verbose { arguments.append("--verbose") }

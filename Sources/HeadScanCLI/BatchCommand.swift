@@ -109,7 +109,7 @@ struct BatchCommand: ParsableCommand {
     options.html = html
     options.force = force
     options.capFile = input.cap
-    if depthLifting.focalLength != .stated { options.measureArguments += ["--focal-length", depthLifting.focalLength.argument] }
+    options.measureArguments += depthLifting.arguments
     options.measureArguments += input.arguments
     return options
   }

@@ -71,6 +71,7 @@ struct EvaluateCommand: ParsableCommand {
       options.fusion.method = fusionChoice.fusion
       options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
+      options.scale = depthLifting.scale
       options.workers = workers.jobs
       let openOptions = try input.openOptions()
       var entries: [Entry] = []
@@ -91,8 +92,8 @@ struct EvaluateCommand: ParsableCommand {
         var measured: MeasurementAccuracy?
         if measure {
           let landmarks = companionBase(of: path) + ".landmarks.json"
-          // Pixel landmarks are lifted with the focal length the reconstruction used.
-          let lifting = try result.focalLengthUsed.map { try RefocusedScan(reader, focalLength: $0) } ?? reader
+          // Pixel landmarks are lifted with the focal length and depth scale the reconstruction used.
+          let lifting = try result.liftingScan(reader)
           measured = try naming(path) { try MeasurementAccuracy(scan: lifting, landmarksPath: landmarks, reconstruction: result, truth: truth, contour: contour) }
         }
         entries.append(

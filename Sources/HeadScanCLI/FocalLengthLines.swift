@@ -3,7 +3,7 @@ import Registration
 
 /// The summary's lines on the focal length: the check (docs/registration.md, "Focal-length check") and, when the stated and
 /// estimated focal lengths disagree, a warning line.
-func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?) -> [String] {
+func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?, scale: MetricScale?) -> [String] {
   var lines: [String] = []
   if let check {
     lines.append(
@@ -15,5 +15,11 @@ func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?) -> [String] {
     lines.append("focal       too few markers lifted by depth to check the stated focal length")
   }
   if let used { lines.append(String(format: "focal       depth lifted with %.1f px (--focal-length)", used)) }
+  if let scale {
+    lines.append(
+      String(
+        format: "scale       markers show lengths ×%.4f ± %.4f: %@", scale.depthScaleFactor, scale.uncertainty,
+        scale.applied ? "applied (depth divided by it)" : "not applied (depth scale kept)"))
+  }
   return lines
 }

@@ -85,6 +85,7 @@ struct MeasureCommand: ParsableCommand {
       options.denominator = cvaiDenominator
       options.contour = contour
       options.reconstruction.focalLength = depthLifting.focalLength
+      options.reconstruction.scale = depthLifting.scale
       options.scan = try input.openOptions()
       options.workers = workers.jobs
       let reconstructionBars = stageProgress(global)
@@ -156,7 +157,7 @@ struct MeasureCommand: ParsableCommand {
       measured.measurement.contourAtLevel.measuredFraction * 100, result.framesRegistered, result.frames.count,
       result.markers.count, result.cornerRMS * 1000,
       time.total, time.reconstruction.total, time.measuring, time.bootstrapping)
-      + "\n" + focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed).joined(separator: "\n")
+      + "\n" + focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed, scale: result.scale).joined(separator: "\n")
       + (report.contourIncomplete == true
         ? String(
           format: "\nwarning     incomplete scan: only %.1f %% of the contour at the measurement level is measured (under %.1f %%); the rest is bridged",

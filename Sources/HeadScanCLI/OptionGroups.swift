@@ -58,6 +58,13 @@ struct ScanInputOptions: ParsableArguments {
 struct FocalLengthOption: ParsableArguments {
   @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image, \(optionRange(OptionBounds.focalLength)).")
   var focalLength: FocalLengthChoice = .stated
+  @Option(help: "Metric scale: auto (the printed stickers' where, with edge-fitted corners, they show it off by more than their 95 % interval; else the depth sensor's: the default), markers (the stickers' always) or depth (the depth sensor's; the stickers' scale is still reported).")
+  var scale: ScaleSource = .auto
+
+  /// The command-line arguments that give the same options to a child `headscan measure`.
+  var arguments: [String] {
+    (focalLength == .stated ? [] : ["--focal-length", focalLength.argument]) + (scale == .auto ? [] : ["--scale", scale.rawValue])
+  }
 
   func validate() throws {
     if case .pixels(let pixels) = focalLength {
@@ -86,6 +93,8 @@ struct FusionChoice: ParsableArguments {
 
   func validate() throws { _ = try maximumFrames() }
 }
+
+extension ScaleSource: ExpressibleByArgument {}
 
 extension CornerRefinement: ExpressibleByArgument {
   public init?(argument: String) {

@@ -102,6 +102,7 @@ struct ReconstructCommand: ParsableCommand {
       options.fusion.method = fusionChoice.fusion
       options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
+      options.scale = depthLifting.scale
       options.workers = workers.jobs
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       let face = try deidentified.map { _ in try faceRegion(of: result, scan: reader, landmarks: landmarksFile) }
@@ -147,7 +148,7 @@ struct ReconstructCommand: ParsableCommand {
         lines.append(String(format: "fusion      signed-distance band ± %.1f mm (the depth noise at %.0f cm, the far stickers' depth)", band, far / 10))
       }
     }
-    lines += focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed)
+    lines += focalLengthLines(result.intrinsicsCheck, used: result.focalLengthUsed, scale: result.scale)
     if global.verbose { lines += result.stages.map(Self.render) }
     let t = result.timings
     lines.append(

@@ -1,6 +1,7 @@
 import Fusion
 import Registration
 import PointCloud
+import ScanIO
 
 /// The result of ``reconstructHead(_:options:progress:)``: the registration and the fused cloud,
 /// in the world frame (the world marker's own frame, metres).
@@ -33,6 +34,22 @@ public struct HeadReconstruction: Sendable {
   /// The focal length the depth was lifted with, colour-image pixels, where it is not the
   /// scan's stated one (``ReconstructionOptions/focalLength``); `nil` for the stated one.
   public var focalLengthUsed: Double? = nil
+  /// The map's length scale against the printed stickers, and whether it was applied
+  /// (``ReconstructionOptions/scale``); `nil` without a focal-length check.
+  public var scale: MetricScale? = nil
+
+  /// The factor every depth of the scan was multiplied by before fusion: one over the
+  /// applied ``MetricScale/depthScaleFactor``, 1 where none was applied.
+  public var depthFactor: Double { scale.map { $0.applied ? 1 / $0.depthScaleFactor : 1 } ?? 1 }
+
+  /// `scan` as this reconstruction lifted it: with the focal length it used and its depth
+  /// times ``depthFactor``, so that its frames' depth and the poses agree (pixel landmarks are
+  /// lifted through it).
+  /// - Throws: `ReconstructionError` when the focal length used is not positive.
+  public func liftingScan(_ scan: any ScanReader) throws -> any ScanReader {
+    let refocused = try focalLengthUsed.map { try RefocusedScan(scan, focalLength: $0) } ?? scan
+    return depthFactor == 1 ? refocused : DepthScaledScan(refocused, factor: depthFactor)
+  }
 
   /// Registered frames whose depth was fused (`FusionOptions/maximumFrames` caps them); 0
   /// without fusion.

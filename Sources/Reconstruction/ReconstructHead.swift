@@ -19,6 +19,11 @@ import _HeadScanSupport
 /// (registration, cloud) = defineWorld(registration, cloud: cloud)
 /// ```
 ///
+/// Between the registration and the fusion, the map's length scale is set against the printed
+/// stickers (``HeadReconstruction/scale``): where ``ReconstructionOptions/scale`` is
+/// `ScaleSource/markers` and the markers tell it, the registration is scaled and the fusion
+/// reads every depth divided by the factor (a `DepthScaledScan`).
+///
 /// The first pass also checks the scan's stated focal length against its markers
 /// (``HeadReconstruction/intrinsicsCheck``). With ``ReconstructionOptions/focalLength`` set to
 /// `FocalLengthChoice/estimate`, the scan is then observed again with the estimated focal
@@ -63,6 +68,13 @@ public func reconstructHead(
     throw error
   }
   let check = pendingCheck.wait()
+  let focalLengthUsed = scan is RefocusedScan ? scan.header.colorIntrinsics.fx : nil
+  let scale = MetricScale(check: check, focalLengthUsed: scan.header.colorIntrinsics.fx, source: options.scale)
+  if let scale, scale.applied {
+    // The registration of the scan with every depth divided by the factor; fusion reads it so.
+    registration = registration.scaled(by: 1 / scale.depthScaleFactor)
+    scan = DepthScaledScan(scan, factor: 1 / scale.depthScaleFactor)
+  }
   NativeGeometry.releaseFreedMemory()  // before the fusion allocates its own
   progress?(.optimising, 1, 1)
   var cloud = PointSet()
@@ -88,7 +100,7 @@ public func reconstructHead(
     worldMarkerID: registration.worldMarkerID,
     cornerRMS: registration.cornerRMS, markersDetected: observed.markersDetected, offCapDetections: observed.offCapDetections,
     cloud: cloud, timings: log.timings, stages: log.reports, intrinsicsCheck: check,
-    focalLengthUsed: scan is RefocusedScan ? scan.header.colorIntrinsics.fx : nil, framesFused: framesFused)
+    focalLengthUsed: focalLengthUsed, scale: scale, framesFused: framesFused)
 }
 
 /// The stages reported to a progress callback of ``reconstructHead(_:options:progress:)``.

@@ -36,6 +36,10 @@ public struct ReconstructionOptions: Sendable, Hashable {
   public var focalLength = FocalLengthChoice.stated
   /// Checking the stated focal length against the markers (`checkIntrinsics(_:statedFocalLength:options:)`).
   public var intrinsicsCheck = IntrinsicsCheckOptions.default
+  /// Where the metric scale comes from: the printed stickers where they tell it (`auto`, the
+  /// default), the stickers always, or the depth sensor alone (`ScaleSource`,
+  /// ``HeadReconstruction/scale``).
+  public var scale = ScaleSource.auto
 
   /// The defaults.
   /// Worker threads of every parallel stage (observation, focal-length check, fusion,

@@ -27,4 +27,21 @@ extension MeasureReport {
       self.focalLengthUsed = focalLengthUsed
     }
   }
+
+  /// The reconstruction's length scale against the printed stickers (`scale` in both JSON
+  /// reports).
+  public struct ScaleSummary: Codable, Sendable, Hashable {
+    /// The map's lengths over the printed stickers' as the depth was read (1.01: 1 % too large):
+    /// the focal-length estimate over the focal length the depth was lifted with.
+    public var depthScaleFactor: Double
+    /// One standard uncertainty of the factor (relative).
+    public var uncertainty: Double
+    /// Whether every depth was divided by the factor (`--scale auto` where the markers tell it, `--scale markers` always).
+    public var applied: Bool
+
+    /// A summary from its values.
+    public init(depthScaleFactor: Double, uncertainty: Double, applied: Bool) {
+      (self.depthScaleFactor, self.uncertainty, self.applied) = (depthScaleFactor, uncertainty, applied)
+    }
+  }
 }

@@ -91,6 +91,8 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
   public var headscanVersion: String?
   /// The stated focal length checked against the markers (docs/registration.md, "Focal-length check").
   public var intrinsicsCheck: IntrinsicsCheckSummary?
+  /// The reconstruction's length scale against the printed stickers, and whether it was applied.
+  public var scale: ScaleSummary?
   /// The patient, as the scan's header names them (header key `patientID`).
   public var patientID: String?
   /// When the scan was recorded, ISO 8601, as the scan's header gives it (header key `recordedAt`).

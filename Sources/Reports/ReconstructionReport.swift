@@ -108,6 +108,8 @@ public struct ReconstructionReport: Codable, Sendable, Hashable {
   public var seconds: [String: Double]
   /// The stated focal length against the markers'.
   public var intrinsicsCheck: MeasureReport.IntrinsicsCheckSummary?
+  /// The map's length scale against the printed stickers, and whether it was applied.
+  public var scale: MeasureReport.ScaleSummary?
 
   public init(
     frames: Int, framesRegistered: Int, framesFused: Int, markers: Int, markersRegistered: Int, worldMarker: Int, cornerRMS: Double,

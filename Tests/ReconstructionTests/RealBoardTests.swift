@@ -42,6 +42,11 @@ struct RealBoardTests {
     let fit = try #require(Similarity(from: pairs.map(\.0), to: pairs.map(\.1)))
     #expect(fit.rms <= 0.0005, "corners \(fit.rms * 1000) mm RMS")
     #expect(abs(fit.scale - 1) <= 0.005, "scale \((fit.scale - 1) * 100) %")
+    // The scale the stickers show is the board's own, within its 95 % interval; 50 frames at
+    // 2 fps cannot tell it from 1, so the default keeps the depth's.
+    let shown = try #require(result.scale)
+    #expect(abs(shown.depthScaleFactor - fit.scale) <= 2 * shown.uncertainty, "markers show ×\(shown.depthScaleFactor) ± \(shown.uncertainty), board ×\(fit.scale)")
+    #expect(!shown.applied)
 
     // The fused board is flat: the cloud's points between the outermost markers' centres (in
     // board coordinates, within 1 cm of the board's plane) lie within 0.25 mm RMS of their best
@@ -59,6 +64,25 @@ struct RealBoardTests {
     #expect(
       flatness <= 0.00025,
       "real board: \(result.markers.count) markers mapped of \(wellSeen.count) seen in 5 frames, corners \(fit.rms * 1000) mm RMS, scale \((fit.scale - 1) * 100) %, flatness \(flatness * 1000) mm RMS (\(onBoard.count) points)")
+  }
+
+  /// With the stickers' scale applied (`--scale markers`), the map has the printed board's
+  /// size: the similarity's scale within 0.2 %, the corners within 0.35 mm RMS.
+  @Test(.enabled(if: folder != nil, "../shared/data/truedepth-board is absent"))
+  func stickersScaleTheRealBoardToItsPrintedSize() throws {
+    let folder = try #require(Self.folder)
+    let truth = try JSONDecoder().decode(BoardTruth.self, from: Data(contentsOf: folder.appendingPathComponent("board_truth.json")))
+    let printed = Dictionary(uniqueKeysWithValues: truth.markers.map { m in (m.id, m.corners.map { SIMD3($0[0], $0[1], $0[2]) }) })
+    var options = ReconstructionOptions.default
+    options.scale = .markers
+    let result = try reconstructHead(try TUMFolderReader(path: folder.path), options: options)
+    #expect(result.scale?.applied == true)
+    let pairs = result.markers.flatMap { m in zip(printed[m.id] ?? [], m.corners).map { ($0, $1) } }
+    let fit = try #require(Similarity(from: pairs.map(\.0), to: pairs.map(\.1)))
+    let line = "real board, stickers' scale: \(result.markers.count) markers, corners \(fit.rms * 1000) mm RMS, scale \((fit.scale - 1) * 100) %"
+    print(line)
+    #expect(fit.rms <= 0.00035, "\(line)")
+    #expect(abs(fit.scale - 1) <= 0.002, "\(line)")
   }
 
   /// `target ≈ scale · rotation · source + translation` (least squares; Umeyama's rotation is

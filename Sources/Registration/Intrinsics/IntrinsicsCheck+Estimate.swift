@@ -104,7 +104,8 @@ public func checkIntrinsics(
   }
   return IntrinsicsCheck(
     statedFocalLength: statedFocalLength ?? colour.fx, focalLengthEstimate: estimate, focalLengthUncertainty: uncertainty,
-    cornerBias: bias, markersUsed: chosen.count, framesUsed: chosen.frames, smallestSide: chosen.smallestSide, limit: limit)
+    cornerBias: bias, markersUsed: chosen.count, framesUsed: chosen.frames, smallestSide: chosen.smallestSide, limit: limit,
+    edgeFittedCorners: refined.count >= minimum)
 }
 
 /// The fits of some views and their standard errors from resampling whole frames.

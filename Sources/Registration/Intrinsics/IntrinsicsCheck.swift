@@ -38,12 +38,16 @@ public struct IntrinsicsCheck: Sendable, Hashable, Codable {
   /// or, without edge-refined corners and with a trend in size left, the shortfall that trend
   /// puts on the views' median size.
   public var limit: Double
+  /// Whether the estimate used corners on fitted border edges (enough views had them); without
+  /// them a corner bias that grows as markers shrink may be left in the estimate.
+  public var edgeFittedCorners: Bool
 
   /// A check from its values.
   public init(
     statedFocalLength: Double, focalLengthEstimate: Double, focalLengthUncertainty: Double, cornerBias: Double,
-    markersUsed: Int, framesUsed: Int, smallestSide: Double, limit: Double
+    markersUsed: Int, framesUsed: Int, smallestSide: Double, limit: Double, edgeFittedCorners: Bool = true
   ) {
+    self.edgeFittedCorners = edgeFittedCorners
     self.statedFocalLength = statedFocalLength
     self.focalLengthEstimate = focalLengthEstimate
     self.focalLengthUncertainty = focalLengthUncertainty

@@ -36,6 +36,17 @@ public struct MarkerRegistration: Sendable {
     return moved
   }
 
+  /// Every position (marker corners, frame positions, mapped centres) times `factor` about
+  /// the world's origin: the registration of the same scan with every depth times `factor`.
+  /// Rotations and residuals are kept.
+  public func scaled(by factor: Double) -> MarkerRegistration {
+    var scaled = self
+    scaled.markers = markers.map { RegisteredMarker(id: $0.id, corners: $0.corners.map { $0 * factor }, observations: $0.observations, rms: $0.rms) }
+    for f in scaled.frames.indices { scaled.frames[f].worldFromCamera?.translation *= factor }
+    scaled.mappedCentres = mappedCentres.map { $0 * factor }
+    return scaled
+  }
+
   /// `worldFromOld`: the own frame of the world marker's current corners, or `nil` when
   /// the world marker is not among ``markers``.
   var worldFromCurrent: RigidTransform? {
