@@ -9,9 +9,13 @@ import _TestSupport
 struct DeidentifyScanTests {
   static let key = PseudonymKey(bytes: Array("a key shared by the pooling sites".utf8))
 
-  @Test func aDeidentifiedCopyShowsNoFaceAndMeasuresTheSameCVAI() throws {
+  /// Also with a depth sensor reading 1.5 % long, whose scale the stickers show and the
+  /// reconstruction applies: the face is found in the raw depth all the same.
+  @Test(arguments: [0, 0.015])
+  func aDeidentifiedCopyShowsNoFaceAndMeasuresTheSameCVAI(depthScaleError: Double) throws {
     try TestFiles.withTemporaryFolder { folder in
-      let (path, simulated) = try MeasureScanTests.simulate(in: folder)
+      let (path, simulated) = try MeasureScanTests.simulate(in: folder, depthScaleError: depthScaleError)
+      let trueDepth = 1 / (1 + depthScaleError)
       let copyPath = folder.appendingPathComponent("shared.rgbdscan").path
       let header = HeaderDeidentification(key: Self.key)
       let copy = try deidentifyScan(
@@ -49,9 +53,9 @@ struct DeidentifyScanTests {
           // Hidden behind something else: where the pixel has depth, a nearer surface there; where
           // it has none (a hole), the true head in the way (the line from the camera to the point
           // runs inside the head by 0.5 mm somewhere short of its last 3 mm).
-          let depth = before.depth[u, v]
+          let depth = Double(before.depth[u, v]) * trueDepth
           if depth.isFinite {
-            if Double(depth) < c.z - 0.01 { continue }
+            if depth < c.z - 0.01 { continue }
           } else {
             let length = (p - eye).length, direction = (p - eye) / length
             if stride(from: 0.0, to: length - 0.003, by: 0.001).contains(where: { head.implicit(eye + $0 * direction) < -0.0005 }) { continue }
@@ -68,7 +72,7 @@ struct DeidentifyScanTests {
         // clear of that (beyond the estimated head frame's tilt), in front of the ears and within
         // the face's own reach.
         func inFace(_ depth: DepthMap, _ i: Int) -> Bool {
-          let z = Double(depth.metres[i])
+          let z = Double(depth.metres[i]) * trueDepth
           guard z.isFinite, z > 0 else { return false }
           let q = camera.headFromCamera.apply(k.unproject(u: Double(i % 640), v: Double(i / 640), depth: z))
           return q.x > 0 && q.x < FaceRegion.faceReach && abs(q.y) < FaceRegion.faceReach && q.z < -0.018 && q.z > -FaceRegion.faceReach
@@ -85,6 +89,7 @@ struct DeidentifyScanTests {
       var options = MeasureOptions.default
       options.bootstrap = false
       let remeasured = try measureScan(at: copyPath, options: options)
+      #expect(copy.original.reconstruction.scale?.applied == (depthScaleError != 0))
       let cvaiBefore = copy.original.measurement.measures.cvai, cvaiAfter = remeasured.measurement.measures.cvai
       // Over eight simulated scans the copy's CVAI is within 0.11 points of the original's
       // (docs/formats.md, "De-identified copies"); this one's differs by 0.07.

@@ -7,8 +7,9 @@ import _TestSupport
 /// The one call of `import HeadScan` on a simulated scan, against the simulator's exact truth.
 struct MeasureScanTests {
   /// A 48-frame 640×480 orbit of a plagiocephalic head (CI 84, CVAI 6, right flattening).
-  static func simulate(in folder: URL) throws -> (path: String, result: SimulationResult) {
+  static func simulate(in folder: URL, depthScaleError: Double = 0) throws -> (path: String, result: SimulationResult) {
     var o = SimulationOptions()
+    o.depthScaleError = depthScaleError
     o.frames = 48
     o.seed = 8
     o.head = .init(cranialIndex: 84, cvai: 6, flattenedSide: .right)
