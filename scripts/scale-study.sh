@@ -8,7 +8,7 @@
 # ((1 + depth error)(1 + printed error)/(1 + focal error)), whether auto applied it, and the
 # circumference and CVAI errors against the simulated head's truth under each choice.
 # Usage: scripts/scale-study.sh [WORKDIR]
-#   (16 scans, 2 at a time: about 8 minutes on two cores; scans with reports in WORKDIR are not
+#   (16 scans, 2 at a time: about 8 minutes on two cores; scans done in WORKDIR are not
 #    redone; each scan is deleted once measured)
 # shellcheck source=scripts/study-setup.sh
 source "$(dirname "$0")/study-setup.sh" "$@"
@@ -35,21 +35,17 @@ list=(
 
 one() {
   local name=$1 options=$2
-  [ -f "$work/$name-markers.json" ] && return 0
+  [ -f "$work/$name.done" ] && return 0
   # shellcheck disable=SC2086
   "$bin" simulate "$work/$name.rgbdscan" $base $options -q >/dev/null
   for scale in depth auto markers; do
     "$bin" measure "$work/$name.rgbdscan" --scale $scale --json "$work/$name-$scale.json" -q --jobs 1 >/dev/null || true
   done
-  mv "$work/$name.truth.json" "$work/$name-truth.json"
-  rm -f "$work/$name.rgbdscan" "$work/$name.landmarks.json"
+  scan_done "$name"
 }
 
-export work bin base
-export -f one
 # Two scans at a time, one worker thread each.
-printf '%s\n' "${list[@]}" | xargs -P 2 -I LINE bash -c 'one "${1%%|*}" "${1#*|}"' _ LINE
-printf '%s\n' "${list[@]}" >"$work/conditions.txt"
+run_list
 
 python3 - "$work" <<'PY'
 import json, os, re, sys

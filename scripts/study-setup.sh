@@ -7,3 +7,20 @@ work=${1:-$(mktemp -d)}
 bin=.build/release/headscan
 [ -x "$bin" ] || swift build -c release --product headscan
 mkdir -p "$work"
+
+# Runs `one NAME OPTIONS` for every `NAME|OPTIONS` line of `list`, two at a time, with `work`,
+# `bin` and `base` exported to it; `one` skips a scan whose `NAME.done` is in `work` and marks
+# it done with `scan_done`. Then writes the list to `work/conditions.txt` for the summary.
+run_list() {
+  export work bin base
+  export -f one scan_done
+  printf '%s\n' "${list[@]}" | xargs -P 2 -I LINE bash -c 'one "${1%%|*}" "${1#*|}"' _ LINE
+  printf '%s\n' "${list[@]}" >"$work/conditions.txt"
+}
+
+# Keeps NAME's truth as NAME-truth.json, deletes the scan and its landmarks, marks it done.
+scan_done() {
+  mv "$work/$1.truth.json" "$work/$1-truth.json"
+  rm -f "$work/$1.rgbdscan" "$work/$1.landmarks.json" "$work/$1.ply"
+  touch "$work/$1.done"
+}
