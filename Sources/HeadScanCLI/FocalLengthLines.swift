@@ -14,7 +14,10 @@ func focalLengthLines(_ check: IntrinsicsCheck?, used: Double?, scale: MetricSca
   } else {
     lines.append("focal       too few markers lifted by depth to check the stated focal length")
   }
-  if let used { lines.append(String(format: "focal       depth lifted with %.1f px (--focal-length)", used)) }
+  if let used {
+    let source = used == check?.focalLengthEstimate ? "the markers' estimate" : "--focal-length"
+    lines.append(String(format: "focal       depth lifted with %.1f px (%@)", used, source))
+  }
   if let scale {
     lines.append(
       String(

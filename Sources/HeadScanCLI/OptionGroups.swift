@@ -58,7 +58,7 @@ struct ScanInputOptions: ParsableArguments {
 struct FocalLengthOption: ParsableArguments {
   @Option(help: "Focal length to lift the depth with: stated (the scan's, the default), estimate (the one the markers show: a second detection pass) or pixels of the colour image, \(optionRange(OptionBounds.focalLength)).")
   var focalLength: FocalLengthChoice = .stated
-  @Option(help: "Metric scale: auto (the printed stickers' where, with edge-fitted corners, they show it off by more than their 95 % interval; else the depth sensor's: the default), markers (the stickers' always) or depth (the depth sensor's; the stickers' scale is still reported).")
+  @Option(help: "Metric scale: auto (the printed stickers' where, with edge-fitted corners, they show it off by more than their 95 % interval, else the depth sensor's; with --focal-length stated, a stated focal length they call inconsistent is replaced by theirs: the default), markers (the stickers' always) or depth (the depth sensor's; the stickers' scale is still reported).")
   var scale: ScaleSource = .auto
 
   /// The command-line arguments that give the same options to a child `headscan measure`.

@@ -27,7 +27,10 @@ import _HeadScanSupport
 /// The first pass also checks the scan's stated focal length against its markers
 /// (``HeadReconstruction/intrinsicsCheck``). With ``ReconstructionOptions/focalLength`` set to
 /// `FocalLengthChoice/estimate`, the scan is then observed again with the estimated focal
-/// length (a `RefocusedScan`), which costs a second detection pass.
+/// length (a `RefocusedScan`), which costs a second detection pass. With the stated focal
+/// length and ``ReconstructionOptions/scale`` `auto` (the defaults), the same happens, after a
+/// first registration, when the check used edge-fitted corners and calls the stated focal
+/// length inconsistent (a wrong factory value: a depth scale is not that far off).
 ///
 /// Memory grows with the number of markers and the kept cloud, not the scan.
 /// - Parameter progress: called on the calling thread with (stage, done, total).
@@ -55,13 +58,34 @@ public func reconstructHead(
     }
   }
   progress?(.optimising, 0, 1)
+  func register(_ observed: ScanObservations) throws -> Result<MarkerRegistration, ReconstructionError> {
+    do {
+      let chain = try log.run("chain") { try chainFrames(observed, options: options.chain) }
+      let optimised = try log.run("optimise") { try optimiseMap(chain, options: options.optimisation) }
+      let resected = log.run("resect") { resectFrames(optimised, options: options.resection) }
+      return .success(try log.run("keep markers") { try keepMarkers(resected, rule: options.markerKeep) })
+    } catch let error as ReconstructionError {
+      return .failure(error)
+    }
+  }
+  var outcome = try register(observed)
+  // With the stated focal length and `--scale auto`, a focal length the edge-fitted markers
+  // contradict beyond the check's limit is a wrong factory value (a depth scale is not that far
+  // off): the scan is observed and registered again with the markers' focal length.
+  if options.scale == .auto, case .stated = options.focalLength, let check = pendingCheck.wait(), !check.consistent,
+    check.edgeFittedCorners
+  {
+    scan = try RefocusedScan(scan, focalLength: check.focalLengthEstimate)
+    observed = try log.run("observe") {
+      try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) }
+    }
+    outcome = try register(observed)
+  }
   var registration: MarkerRegistration
-  do {
-    let chain = try log.run("chain") { try chainFrames(observed, options: options.chain) }
-    let optimised = try log.run("optimise") { try optimiseMap(chain, options: options.optimisation) }
-    let resected = log.run("resect") { resectFrames(optimised, options: options.resection) }
-    registration = try log.run("keep markers") { try keepMarkers(resected, rule: options.markerKeep) }
-  } catch let error as ReconstructionError {
+  switch outcome {
+  case .success(let registered):
+    registration = registered
+  case .failure(let error):
     // Lifted with a focal length the markers contradict: the failure says so.
     let used = scan.header.colorIntrinsics.fx
     if let check = pendingCheck.wait(), abs(used / check.focalLengthEstimate - 1) > check.limit { throw FocalLengthMismatch(underlying: error, check: check) }

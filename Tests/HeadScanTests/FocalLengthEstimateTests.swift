@@ -5,7 +5,8 @@ import Testing
 import _TestSupport
 
 /// `measureScan` on a scan whose header states a focal length 6 % too long: the report's
-/// intrinsics check warns, and measuring with the estimate gives the true CVAI back.
+/// intrinsics check warns, and measuring with the estimate, asked for or by default, gives the
+/// true CVAI back.
 struct FocalLengthEstimateTests {
   @Test func measuringWithTheEstimateRecoversCVAI() throws {
     try TestFiles.withTemporaryFolder { folder in
@@ -34,6 +35,19 @@ struct FocalLengthEstimateTests {
       var old = measured.report
       old.intrinsicsCheck = nil
       #expect(try MeasureReport(json: try old.jsonData(), path: "old.json").intrinsicsCheck == nil)
+
+      // The defaults (stated focal length, `--scale auto`) replace a focal length the edge-fitted
+      // markers call inconsistent by theirs, as `.estimate` does; `--scale depth` keeps it.
+      var defaults = MeasureOptions.default
+      defaults.bootstrap = false
+      let automatic = try measureScan(at: path, options: defaults).report
+      #expect(automatic.intrinsicsCheck?.focalLengthUsed == used && automatic.cvai == measured.report.cvai)
+      defaults.reconstruction.scale = .depth
+      let kept = try measureScan(at: path, options: defaults).report
+      #expect(kept.intrinsicsCheck?.focalLengthUsed == nil && kept.intrinsicsCheck?.consistent == false)
+      #expect(
+        abs(kept.circumference / automatic.circumference - 1 / 1.06) < 0.01,
+        "circumference \(kept.circumference) with the stated focal length, \(automatic.circumference) with the markers'")
     }
   }
 }

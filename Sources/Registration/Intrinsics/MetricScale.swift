@@ -45,6 +45,8 @@ public struct MetricScale: Sendable, Hashable, Codable {
 public enum ScaleSource: String, Sendable, Hashable, CaseIterable, Codable {
   /// The printed stickers where they tell the scale apart from 1
   /// (``MetricScale/init(check:focalLengthUsed:source:)``); the depth sensor's own elsewhere.
+  /// With the stated focal length, one that edge-fitted markers call inconsistent is replaced
+  /// by theirs first (`reconstructHead`: a second detection pass).
   case auto
   /// The printed stickers wherever a focal-length check was made.
   case markers
