@@ -38,9 +38,7 @@ list=(
 
 one() {
   local name=$1 options=$2
-  [ -f "$work/$name.done" ] && return 0
-  # shellcheck disable=SC2086
-  "$bin" simulate "$work/$name.rgbdscan" $base $options -q >/dev/null
+  simulate_scan "$name" "$options" || return 0
   "$bin" reconstruct "$work/$name.rgbdscan" -o "$work/$name.ply" --json "$work/$name-reconstruct.json" -q --jobs 1 >/dev/null 2>"$work/$name-reconstruct.err" || true
   "$bin" measure "$work/$name.rgbdscan" --json "$work/$name-measure.json" -q --jobs 1 >/dev/null 2>"$work/$name-measure.err" || true
   scan_done "$name"

@@ -35,9 +35,7 @@ list=(
 
 one() {
   local name=$1 options=$2
-  [ -f "$work/$name.done" ] && return 0
-  # shellcheck disable=SC2086
-  "$bin" simulate "$work/$name.rgbdscan" $base $options -q >/dev/null
+  simulate_scan "$name" "$options" || return 0
   for scale in depth auto markers; do
     "$bin" measure "$work/$name.rgbdscan" --scale $scale --json "$work/$name-$scale.json" -q --jobs 1 >/dev/null || true
   done

@@ -9,13 +9,21 @@ bin=.build/release/headscan
 mkdir -p "$work"
 
 # Runs `one NAME OPTIONS` for every `NAME|OPTIONS` line of `list`, two at a time, with `work`,
-# `bin` and `base` exported to it; `one` skips a scan whose `NAME.done` is in `work` and marks
-# it done with `scan_done`. Then writes the list to `work/conditions.txt` for the summary.
+# `bin` and `base` exported to it; `one` starts with `simulate_scan` (which skips a scan
+# already done) and ends with `scan_done`. Then writes the list to `work/conditions.txt` for the summary.
 run_list() {
   export work bin base
-  export -f one scan_done
+  export -f one simulate_scan scan_done
   printf '%s\n' "${list[@]}" | xargs -P 2 -I LINE bash -c 'one "${1%%|*}" "${1#*|}"' _ LINE
   printf '%s\n' "${list[@]}" >"$work/conditions.txt"
+}
+
+# Simulates NAME with `base` and OPTIONS into `work`; fails (so `one` returns) when NAME is
+# already done.
+simulate_scan() {
+  [ -f "$work/$1.done" ] && return 1
+  # shellcheck disable=SC2086
+  "$bin" simulate "$work/$1.rgbdscan" $base $2 -q >/dev/null
 }
 
 # Keeps NAME's truth as NAME-truth.json, deletes the scan and its landmarks, marks it done.

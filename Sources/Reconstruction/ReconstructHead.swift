@@ -20,9 +20,9 @@ import _HeadScanSupport
 /// ```
 ///
 /// Between the registration and the fusion, the map's length scale is set against the printed
-/// stickers (``HeadReconstruction/scale``): where ``ReconstructionOptions/scale`` is
-/// `ScaleSource/markers` and the markers tell it, the registration is scaled and the fusion
-/// reads every depth divided by the factor (a `DepthScaledScan`).
+/// stickers (``HeadReconstruction/scale``): where ``ReconstructionOptions/scale`` applies it
+/// (`ScaleSource/markers` always, `auto` where the markers tell it), the registration is
+/// scaled and the fusion reads every depth divided by the factor (a `DepthScaledScan`).
 ///
 /// The first pass also checks the scan's stated focal length against its markers
 /// (``HeadReconstruction/intrinsicsCheck``). With ``ReconstructionOptions/focalLength`` set to
@@ -45,7 +45,10 @@ public func reconstructHead(
   let stated = scan.header.colorIntrinsics.fx
   var scan = scan
   if case .pixels(let focalLength) = options.focalLength { scan = try RefocusedScan(scan, focalLength: focalLength) }
-  var observed = try log.run("observe") { try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) } }
+  func observe() throws -> ScanObservations {
+    try log.run("observe") { try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) } }
+  }
+  var observed = try observe()
   // The check needs only the observations: unless its estimate is to be used, it runs on the
   // other core beside the serial registration stages.
   let observedOnce = observed, checkOptions = options.intrinsicsCheck
@@ -53,9 +56,7 @@ public func reconstructHead(
   defer { _ = pendingCheck.wait() }  // never left running, whatever is thrown
   if case .estimate = options.focalLength, let estimate = pendingCheck.wait()?.focalLengthEstimate {
     scan = try RefocusedScan(scan, focalLength: estimate)
-    observed = try log.run("observe") {
-      try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) }
-    }
+    observed = try observe()
   }
   progress?(.optimising, 0, 1)
   func register(_ observed: ScanObservations) throws -> Result<MarkerRegistration, ReconstructionError> {
@@ -76,9 +77,7 @@ public func reconstructHead(
     check.edgeFittedCorners
   {
     scan = try RefocusedScan(scan, focalLength: check.focalLengthEstimate)
-    observed = try log.run("observe") {
-      try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) }
-    }
+    observed = try observe()
     outcome = try register(observed)
   }
   var registration: MarkerRegistration

@@ -165,13 +165,7 @@ struct IntrinsicsCheckTests {
 
   @Test func aRefocusedScanScalesFocalLengthsOnly() throws {
     try TestFiles.withTemporaryFolder { folder in
-      var o = SimulationOptions()
-      o.frames = 2
-      o.width = 320
-      o.height = 240
-      let path = folder.appendingPathComponent("scan.rgbdscan").path
-      _ = try simulateScan(o, to: path, format: .stream)
-      let scan = try openScan(at: path)
+      let scan = try MetricScaleTests.smallScan(frames: 2, in: folder)
       let stated = scan.header.colorIntrinsics
       let refocused = try RefocusedScan(scan, focalLength: stated.fx * 0.9)
       #expect(abs(refocused.factor - 0.9) < 1e-12 && refocused.statedFocalLength == stated.fx)

@@ -38,15 +38,20 @@ struct MetricScaleTests {
     #expect(MetricScale(check: Self.check(estimate: 606, uncertainty: 1.2), focalLengthUsed: 600, source: .depth)?.applied == false)
   }
 
+  /// A default-preset scan of `frames` frames at 320×240 in `folder`, opened.
+  static func smallScan(frames: Int, in folder: URL) throws -> any ScanReader {
+    var o = SimulationOptions()
+    o.frames = frames
+    o.width = 320
+    o.height = 240
+    let path = folder.appendingPathComponent("scan.rgbdscan").path
+    _ = try simulateScan(o, to: path, format: .stream)
+    return try openScan(at: path)
+  }
+
   @Test func aDepthScaledScanMultipliesDepthOnly() throws {
     try TestFiles.withTemporaryFolder { folder in
-      var options = SimulationOptions()
-      options.frames = 1
-      options.width = 160
-      options.height = 120
-      let path = folder.appendingPathComponent("a.rgbdscan").path
-      _ = try simulateScan(options, to: path, format: .stream)
-      let scan = try openScan(at: path)
+      let scan = try Self.smallScan(frames: 1, in: folder)
       let scaled = DepthScaledScan(scan, factor: 0.99)
       let a = try scan.frame(at: 0), b = try scaled.frame(at: 0)
       #expect(a.color.bgra == b.color.bgra && a.depth.intrinsics == b.depth.intrinsics && scaled.header == scan.header)
