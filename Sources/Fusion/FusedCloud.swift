@@ -143,10 +143,10 @@ public struct CleaningOptions: Sendable, Hashable {
   /// than ``neighbours``): the plane's projection as it is.
   public var curvatureNeighbours = 100
 
-  /// The defaults.
   /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
   public var workers: Int?
 
+  /// The defaults.
   public static let `default` = CleaningOptions()
 
   public init() {}

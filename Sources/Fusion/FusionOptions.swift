@@ -54,10 +54,10 @@ public struct FusionOptions: Sendable, Hashable {
   /// Signed-distance fusion: voxels seen fewer times than this give no surface point.
   public var minimumObservations = 3
 
-  /// The defaults.
   /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
   public var workers: Int?
 
+  /// The defaults.
   public static let `default` = FusionOptions()
 
   public init() {}

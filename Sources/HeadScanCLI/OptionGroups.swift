@@ -19,7 +19,7 @@ struct WorkerOption: ParsableArguments {
   @Option(
     name: .customLong("jobs"),
     help: ArgumentHelp(
-      "Worker threads, \(optionRange(OptionBounds.jobs)). Default: the cores this process may use (its CPU affinity, e.g. under taskset or a cluster's allocation). Results do not depend on it; peak memory grows by one frame's working buffers a worker.",
+      "Worker threads, \(optionRange(OptionBounds.jobs)). Default: the cores this process may use (its CPU affinity, e.g. under taskset or a cluster's allocation). At most one worker a core runs at once: more add neither speed nor memory. Results do not depend on it.",
       valueName: "n"))
   var jobs: Int?
 

@@ -41,10 +41,9 @@ public struct ReconstructionOptions: Sendable, Hashable {
   /// ``HeadReconstruction/scale``).
   public var scale = ScaleSource.auto
 
-  /// The defaults.
   /// Worker threads of every parallel stage (observation, focal-length check, fusion,
-  /// cleaning); `nil` (the default): one a core this process may use. Peak memory does not grow
-  /// with it beyond one frame's working buffers a worker, and the result does not depend on it.
+  /// cleaning); `nil` (the default): one a core this process may use. At most one a core runs
+  /// at once, so a larger count adds neither speed nor memory; the result does not depend on it.
   public var workers: Int? {
     get { observation.workers }
     set {
@@ -55,6 +54,7 @@ public struct ReconstructionOptions: Sendable, Hashable {
     }
   }
 
+  /// The defaults.
   public static let `default` = ReconstructionOptions()
 
   public init() {}

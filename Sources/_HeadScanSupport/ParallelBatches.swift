@@ -17,18 +17,23 @@ package let coresAvailable: Int = {
 /// this process may use (``coresAvailable``).
 package func workerCount(_ requested: Int?) -> Int { max(1, requested ?? coresAvailable) }
 
-/// The most results a parallel stage holds while the consumer catches up, with up to this many
-/// workers: what bounds its memory, whatever the worker count. With more workers it is one a worker.
-package let resultsInFlight = 16
+/// The most items a parallel stage of `workers` has in flight (being worked on, or done and
+/// waiting for the consumer): 16, or one a running thread (``threadsRunning(workers:)``) where
+/// more than 16 run. The consumer can fall behind by that many items before a worker waits.
+package func itemsInFlight(workers: Int) -> Int { max(16, threadsRunning(workers: workers)) }
+
+/// The threads a parallel stage of `workers` runs on: at most one a core this process may use
+/// (``coresAvailable``). More would only hold more frames in memory at once, not run faster.
+package func threadsRunning(workers: Int) -> Int { min(max(1, workers), coresAvailable) }
 
 /// Runs `work` on `items` in parallel and hands each result to `consume` on the calling thread,
 /// in item order, whatever the thread timing.
 ///
 /// `workers` threads take the next item as soon as they are free, while the calling thread
 /// consumes finished results in order, so a serial `consume` overlaps with the parallel work
-/// and no worker waits for the slowest item of a batch. Workers stay at most
-/// max(``resultsInFlight``, workers) items ahead of the consumer: memory holds that many results
-/// at most, the same for 1 worker as for 16.
+/// and no worker waits for the slowest item of a batch. At most ``threadsRunning(workers:)``
+/// threads work at once, and they stay at most ``itemsInFlight(workers:)`` items ahead of the
+/// consumer: memory holds that many items at most, the same for 16 workers as for one a core.
 /// - Parameters:
 ///   - items: what to work on, in order.
 ///   - workers: worker threads (``workerCount(_:)``: `nil` is one a core this process may use).
@@ -44,8 +49,8 @@ package func forEachInParallelBatches<Item: Sendable, Value: Sendable>(
 ) throws {
   let workers = workerCount(requested)
   let batch = max(2, workers * 2)
-  let pipeline = OrderedResults<Value>(count: items.count, window: max(resultsInFlight, workers))
-  let threads = WorkerThreads(min(workers, items.count)) {
+  let pipeline = OrderedResults<Value>(count: items.count, window: itemsInFlight(workers: workers))
+  let threads = WorkerThreads(min(threadsRunning(workers: workers), items.count)) {
     while let index = pipeline.nextIndex() { pipeline.store(Result { try work(items[index]) }, at: index) }
   }
   defer {
@@ -176,12 +181,13 @@ package final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
   }
 }
 
-/// Calls `body` with each of `0..<count` on `workers` threads, each thread taking the next
+/// Calls `body` with each of `0..<count` on `workers` threads (at most
+/// ``threadsRunning(workers:)``), each thread taking the next
 /// index as soon as it is free (so slow items do not hold up a whole batch); returns when
 /// every call has returned. Indices are handed out in increasing order.
 package func forEachIndexConcurrently(_ count: Int, workers: Int, _ body: @escaping @Sendable (Int) -> Void) {
   let next = IndexDispenser(below: count)
-  WorkerThreads(max(1, min(workers, count))) {
+  WorkerThreads(max(1, min(threadsRunning(workers: workers), count))) {
     while let index = next.take() { body(index) }
   }.wait()
 }

@@ -74,13 +74,13 @@ struct ParallelBatchesTests {
   }
 
   /// The window of ``forEachInParallelBatches`` with the default workers.
-  static let window = max(resultsInFlight, coresAvailable)
+  static let window = itemsInFlight(workers: coresAvailable)
 
-  /// However many workers, they stay within the same window of the consumer: the memory of the
-  /// results held does not grow with the worker count (up to ``resultsInFlight`` workers).
+  /// However many workers, they stay within a window of the consumer set by the cores: the
+  /// memory of the items in flight does not grow with the worker count beyond the cores.
   @Test(arguments: [1, 2, 8, 16])
   func workersStayWithinTheWindowOfTheConsumer(workers: Int) throws {
-    let window = max(resultsInFlight, workers)
+    let window = itemsInFlight(workers: workers)
     let count = 10 * window
     let started = StartedItems()
     var consumed = 0, largestLead = 0
@@ -131,11 +131,9 @@ struct ParallelBatchesTests {
     #expect(started.all.sorted() == Array(0...window))
   }
 
-  /// Workers are threads of their own: 8 workers on a machine of fewer cores still run 8 items
-  /// at once (each item waits until all 8 have started, which a pool of one thread a core
-  /// would never let happen).
-  @Test func aWorkerCountAboveTheCoresRunsThatManyAtOnce() throws {
-    let workers = 8
+  /// One worker a core runs that many items at once (each item waits until all have started).
+  @Test func oneWorkerACoreRunsThatManyAtOnce() throws {
+    let workers = coresAvailable
     let started = StartedItems()
     var consumed: [Int] = []
     try forEachInParallelBatches(
@@ -150,6 +148,23 @@ struct ParallelBatchesTests {
     #expect(workerCount(nil) == coresAvailable)
     #expect(workerCount(3) == 3)
     #expect(workerCount(0) == 1)
+  }
+
+  /// More workers than cores run no more items at once than there are cores, in both helpers:
+  /// more would hold more frames in memory and not run faster.
+  @Test func workersBeyondTheCoresDoNotRunAtOnce() throws {
+    let workers = 4 * coresAvailable + 3, limit = coresAvailable
+    #expect(threadsRunning(workers: workers) == limit)
+    let running = Mutex((now: 0, most: 0))
+    @Sendable func busy() {
+      running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+      usleep(2000)
+      running.withLock { $0.now -= 1 }
+    }
+    try forEachInParallelBatches(Array(0..<(8 * workers)), workers: workers, work: { _ in busy() }, consume: { _ in })
+    forEachIndexConcurrently(8 * workers, workers: workers) { _ in busy() }
+    let most = running.withLock { $0.most }
+    #expect(most >= min(2, limit) && most <= limit, "\(most) items ran at once with \(workers) workers on \(coresAvailable) cores")
   }
 
   @Test func aBackgroundValueArrivesWhileTheCallerWorks() {

@@ -91,10 +91,10 @@ public struct IntrinsicsCheckOptions: Sendable, Hashable {
   /// Seed of the bootstrap's generator: the same scan gives the same check.
   public var seed: UInt64 = 16
 
-  /// The defaults.
   /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
   public var workers: Int?
 
+  /// The defaults.
   public static let `default` = IntrinsicsCheckOptions()
 
   public init() {}

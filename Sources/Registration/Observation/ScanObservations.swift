@@ -138,10 +138,10 @@ public struct ObservationOptions: Sendable, Hashable {
   /// the speed"), so tracking is not the default.
   public var wholeImageSearchInterval = 1
 
-  /// The defaults.
   /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
   public var workers: Int?
 
+  /// The defaults.
   public static let `default` = ObservationOptions()
 
   public init() {}
