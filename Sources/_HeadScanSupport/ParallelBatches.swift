@@ -181,13 +181,14 @@ package final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
   }
 }
 
-/// Calls `body` with each of `0..<count` on `workers` threads (at most
-/// ``threadsRunning(workers:)``), each thread taking the next
+/// Calls `body` with each of `0..<count` on `workers` threads, each thread taking the next
 /// index as soon as it is free (so slow items do not hold up a whole batch); returns when
-/// every call has returned. Indices are handed out in increasing order.
+/// every call has returned. Indices are handed out in increasing order. The threads are not
+/// limited to the cores (a batch's workers each wait on a process of their own): CPU-bound
+/// callers pass ``threadsRunning(workers:)``.
 package func forEachIndexConcurrently(_ count: Int, workers: Int, _ body: @escaping @Sendable (Int) -> Void) {
   let next = IndexDispenser(below: count)
-  WorkerThreads(max(1, min(threadsRunning(workers: workers), count))) {
+  WorkerThreads(max(1, min(workers, count))) {
     while let index = next.take() { body(index) }
   }.wait()
 }

@@ -150,8 +150,9 @@ struct ParallelBatchesTests {
     #expect(workerCount(0) == 1)
   }
 
-  /// More workers than cores run no more items at once than there are cores, in both helpers:
-  /// more would hold more frames in memory and not run faster.
+  /// More workers than cores run no more items at once than there are cores (more would hold
+  /// more frames in memory and not run faster); `forEachIndexConcurrently` runs the threads it
+  /// is given, which CPU-bound callers limit with ``threadsRunning(workers:)``.
   @Test func workersBeyondTheCoresDoNotRunAtOnce() throws {
     let workers = 4 * coresAvailable + 3, limit = coresAvailable
     #expect(threadsRunning(workers: workers) == limit)
@@ -162,9 +163,15 @@ struct ParallelBatchesTests {
       running.withLock { $0.now -= 1 }
     }
     try forEachInParallelBatches(Array(0..<(8 * workers)), workers: workers, work: { _ in busy() }, consume: { _ in })
-    forEachIndexConcurrently(8 * workers, workers: workers) { _ in busy() }
+    forEachIndexConcurrently(8 * workers, workers: threadsRunning(workers: workers)) { _ in busy() }
     let most = running.withLock { $0.most }
     #expect(most >= min(2, limit) && most <= limit, "\(most) items ran at once with \(workers) workers on \(coresAvailable) cores")
+    // A batch's workers wait on processes, not cores: all of them run at once.
+    let waiting = StartedItems()
+    forEachIndexConcurrently(workers, workers: workers) { i in
+      waiting.record(i)
+      #expect(waiting.waitFor(count: workers), "only \(waiting.all.count) of \(workers) threads ran at once")
+    }
   }
 
   @Test func aBackgroundValueArrivesWhileTheCallerWorks() {

@@ -120,7 +120,7 @@ func focalBootstrap(
   // The draws in order from the one generator, then the replicates' fits on every core.
   let draws = (0..<max(2, resamples)).map { _ in frames.indices.map { _ in generator.below(frames.count) } }
   let fits = ResultSlots<(slope: Double, mean: Double)>(count: draws.count)
-  forEachIndexConcurrently(draws.count, workers: workerCount(workers)) { r in
+  forEachIndexConcurrently(draws.count, workers: threadsRunning(workers: workerCount(workers))) { r in
     let fit = focalFits(draws[r].flatMap { frames[$0] })
     fits.store((fit.slope, fit.mean), at: r)
   }

@@ -49,7 +49,7 @@ package final class NearestPointIndex: @unchecked Sendable {
       normals.withUnsafeMutableBufferPointer { normalBuffer in
         asked.withUnsafeBufferPointer { askedBuffer in
           let pointers = SharedBuffers(out: outBuffer.baseAddress, normals: normalBuffer.baseAddress, queries: askedBuffer.baseAddress)
-          forEachIndexConcurrently(shares, workers: shares) { share in
+          forEachIndexConcurrently(shares, workers: threadsRunning(workers: shares)) { share in
             var message = [CChar](repeating: 0, count: 256)
             let begin = Int32(m * share / shares), end = Int32(m * (share + 1) / shares)
             let status = gs_tree_project_to_local_planes(
