@@ -11,6 +11,9 @@
 # Both fusion methods are timed (FUSIONS="voxel-mean signed-distance" by default); PRESET=realistic
 # simulates the realistic preset's scans instead of the default's; FRAMES="600 1800" the lengths.
 # HEADSCAN=path times another binary (default .build/release/headscan, built if missing).
+# JOBS="1 2 8 16" times each run at each worker count (--jobs; default: the binary's own, one a
+# core); CORES=LIST pins every run to those processors with taskset (e.g. CORES=0 or CORES=0-7),
+# and frames/s "if all cores are busy" then counts only those.
 # Usage: scripts/benchmark-end-to-end.sh [WORKDIR]   (needs ~6 GB free there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,11 +25,18 @@ bin=${HEADSCAN:-.build/release/headscan}
 [ -x /usr/bin/time ] || { echo "benchmark: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), $(git rev-parse --short HEAD 2>/dev/null || echo 'no git')"
 
+pin=()
 cores=$(nproc)
+if [ -n "${CORES:-}" ]; then
+  command -v taskset >/dev/null || { echo "benchmark: CORES needs taskset (util-linux)" >&2; exit 2; }
+  pin=(taskset -c "$CORES")
+  cores=$("${pin[@]}" nproc) || { echo "benchmark: CORES=$CORES is not a processor list of this machine" >&2; exit 2; }
+  echo "pinned to processors $CORES ($cores)"
+fi
 timed() {  # LABEL COMMAND... → prints wall, CPU and peak RSS lines, leaves the wall and CPU times in $wall and $cpu
   local label=$1
   shift
-  /usr/bin/time -f "%e %M %U %S" -o "$work/time.txt" "$@" >"$work/out.txt"
+  "${pin[@]}" /usr/bin/time -f "%e %M %U %S" -o "$work/time.txt" "$@" >"$work/out.txt"
   read -r wall rss_kb user system <"$work/time.txt"
   cpu=$(awk -v u="$user" -v s="$system" 'BEGIN { printf "%.1f", u + s }')
   echo "$label: wall ${wall} s"
@@ -39,15 +49,24 @@ prefix=$([ "$preset" = default ] && echo orbit || echo "$preset")
 for frames in ${FRAMES:-600 1800}; do
   scan="$work/$prefix-$frames.rgbdscan"
   [ -f "$scan" ] || "$bin" simulate "$scan" --preset "$preset" --frames "$frames" --seed 5 -q >/dev/null
-  for fusion in ${FUSIONS:-voxel-mean signed-distance}; do
-    label="reconstruct $frames $fusion"
-    timed "$label" "$bin" reconstruct "$scan" --fusion "$fusion" -o "$work/$prefix-$frames-$fusion.ply" --json "$work/$prefix-$frames-$fusion.json" -q
-    echo "$label: $(awk -v f="$frames" -v s="$wall" 'BEGIN { printf "%.0f", f / s }') frames/s (wall)," \
-      "$(awk -v f="$frames" -v c="$cpu" -v n="$cores" 'BEGIN { printf "%.0f", f / (c / n) }') frames/s if all $cores cores are busy"
-    grep '^time' "$work/out.txt" | sed "s/^time */$label: stages /"
+  for jobs in ${JOBS:-default}; do
+    jobs_args=()
+    suffix=""
+    if [ "$jobs" != default ]; then
+      jobs_args=(--jobs "$jobs")
+      suffix=" jobs $jobs"
+    fi
+    for fusion in ${FUSIONS:-voxel-mean signed-distance}; do
+      label="reconstruct $frames $fusion$suffix"
+      timed "$label" "$bin" reconstruct "$scan" --fusion "$fusion" -o "$work/$prefix-$frames-$fusion.ply" --json "$work/$prefix-$frames-$fusion.json" \
+        "${jobs_args[@]}" -q
+      echo "$label: $(awk -v f="$frames" -v s="$wall" 'BEGIN { printf "%.0f", f / s }') frames/s (wall)," \
+        "$(awk -v f="$frames" -v c="$cpu" -v n="$cores" 'BEGIN { printf "%.0f", f / (c / n) }') frames/s if all $cores cores are busy"
+      grep '^time' "$work/out.txt" | sed "s/^time */$label: stages /"
+    done
+    timed "measure $frames$suffix" "$bin" measure "$scan" -q --json "$work/$prefix-$frames.report.json" "${jobs_args[@]}"
+    grep '^time' "$work/out.txt" | sed "s/^time */measure $frames$suffix: stages /"
   done
-  timed "measure $frames" "$bin" measure "$scan" -q --json "$work/$prefix-$frames.report.json"
-  grep '^time' "$work/out.txt" | sed "s/^time */measure $frames: stages /"
 done
 
 # Start-up: median of 21 runs of --help.
