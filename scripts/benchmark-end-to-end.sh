@@ -12,8 +12,8 @@
 # simulates the realistic preset's scans instead of the default's; FRAMES="600 1800" the lengths.
 # HEADSCAN=path times another binary (default .build/release/headscan, built if missing).
 # JOBS="1 2 8 16" times each run at each worker count (--jobs; default: the binary's own, one a
-# core); CORES=LIST pins every run to those processors with taskset (e.g. CORES=0 or CORES=0-7),
-# and frames/s "if all cores are busy" then counts only those.
+# core); CORES=K pins every run to K cores with taskset (processors 0…K−1, as
+# scripts/benchmark-workers.sh does), and frames/s "if all cores are busy" then counts only those.
 # Usage: scripts/benchmark-end-to-end.sh [WORKDIR]   (needs ~6 GB free there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,9 +29,10 @@ pin=()
 cores=$(nproc)
 if [ -n "${CORES:-}" ]; then
   command -v taskset >/dev/null || { echo "benchmark: CORES needs taskset (util-linux)" >&2; exit 2; }
-  pin=(taskset -c "$CORES")
-  cores=$("${pin[@]}" nproc) || { echo "benchmark: CORES=$CORES is not a processor list of this machine" >&2; exit 2; }
-  echo "pinned to processors $CORES ($cores)"
+  [[ "$CORES" =~ ^[0-9]+$ ]] && [ "$CORES" -ge 1 ] && [ "$CORES" -le "$cores" ] || { echo "benchmark: CORES must be 1…$cores" >&2; exit 2; }
+  cores=$CORES
+  pin=(taskset -c "0-$((cores - 1))")
+  echo "pinned to processors 0-$((cores - 1))"
 fi
 timed() {  # LABEL COMMAND... → prints wall, CPU and peak RSS lines, leaves the wall and CPU times in $wall and $cpu
   local label=$1
