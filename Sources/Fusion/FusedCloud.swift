@@ -118,14 +118,33 @@ func fuseSignedDistance(
       path: scan.path, detail: "the signed-distance truncation must be a positive length and at least one observation required")
   }
   let region = SignedDistanceVolume.Region(centre: projection.centre, inner: projection.inner, outer: projection.outer)
+  // Each worker's frame and sums' table, and the integrated updates' arrays, serve the next frames.
+  let workers = workerCount(options.workers)
+  let spares = SparePool<FusionBuffers>(limit: threadsRunning(workers: workers))
+  let integrated = SparePool<SignedDistanceVolume.FrameUpdate>(limit: threadsRunning(workers: workers))
   try forEachInParallelBatches(
-    frames, workers: options.workers,
-    work: { [band = volume.band] frame in band.frameUpdate(try scan.frame(at: frame.index), worldFromCamera: frame.pose, region: region) },
-    consume: { volume.integrate($0) },
+    frames, workers: workers,
+    work: { [band = volume.band] frame in
+      var buffers = spares.take() ?? FusionBuffers()
+      defer { spares.put(buffers) }
+      try scan.readFrame(at: frame.index, into: &buffers.frame)
+      return band.frameUpdate(
+        buffers.frame!, worldFromCamera: frame.pose, region: region, scratch: buffers.scratch, reusing: integrated.take())
+    },
+    consume: {
+      volume.integrate($0)
+      integrated.put($0)
+    },
     progress: { progress?($0, $1) })
   return FusedCloud(
     path: scan.path, points: volume.surface(minimumWeight: Float(options.minimumObservations)), headCentre: projection.centre,
     framesFused: frames.count, refinedPoses: [:], truncation: truncation)
+}
+
+/// A signed-distance fusion worker's frame and sums' table, read and written again for its next frame.
+private struct FusionBuffers: Sendable {
+  var frame: ScanFrame?
+  let scratch = FrameUpdateScratch()
 }
 
 /// Settings of the cleaning stage (``cleanCloud(_:options:)``).

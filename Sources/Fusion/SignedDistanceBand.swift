@@ -17,9 +17,12 @@ struct SignedDistanceBand: Sendable {
   /// `pixelStep`, the step is ``pixelStep(for:worldFromCamera:region:)``: rays about one voxel apart on the surface.
   /// The updates are summed per voxel within the frame before they are handed over, so the
   /// volume receives each voxel about once a frame. `worldFromCamera` in metres.
+  ///
+  /// `scratch` and `spare` (an update the volume has integrated) lend their memory to this one,
+  /// so that a worker updating frame after frame allocates none; the updates are the same.
   func frameUpdate(
     _ frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?, pixelStep: Int? = nil,
-    jumpLimit: Float = 0.006
+    jumpLimit: Float = 0.006, scratch: FrameUpdateScratch? = nil, reusing spare: consuming SignedDistanceVolume.FrameUpdate? = nil
   ) -> SignedDistanceVolume.FrameUpdate {
     let depth = frame.depth, colour = frame.color
     let k = depth.intrinsics
@@ -37,7 +40,7 @@ struct SignedDistanceBand: Sendable {
       let offset = origin - region.centre
       (nearest, farthest) = shellDepths(depth, cameraToCentre: (offset * offset).sum().squareRoot(), outer: region.outer)
     }
-    var sums = FrameSums()
+    var sums = FrameSums(scratch: scratch, reusing: consume spare)
     // The march works in voxel units from the lattice's first voxel corner.
     let march = RayMarch(lattice: lattice, truncation: truncation, origin: origin)
     // Rays in vertical strips of `Self.stripRays` rays, each strip top to bottom: the voxels a ray
@@ -181,7 +184,7 @@ private struct RayMarch {
 /// time to cache misses, docs/performance.md); the strips of the frame's rays keep the voxels a
 /// ray shares with its neighbours within a few hundred entries of each other. Owned by the
 /// frame's ``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``
-/// call: ``finish()`` hands the sums over and frees it.
+/// call: ``finish()`` hands the sums over and frees it, unless it is a ``FrameUpdateScratch``'s.
 private struct FrameSums {
   static let slotsLog2 = 13
   fileprivate struct Entry {
@@ -191,11 +194,24 @@ private struct FrameSums {
     var red: Float, green: Float, blue: Float
   }
   private let table: UnsafeMutablePointer<Entry>
-  private var out = SignedDistanceVolume.FrameUpdate()
+  /// Whether the table is this value's own, freed by ``finish()`` (not a scratch's).
+  private let ownsTable: Bool
+  private var out: SignedDistanceVolume.FrameUpdate
 
-  init() {
-    table = .allocate(capacity: 1 << Self.slotsLog2)
+  /// Sums in `scratch`'s table (or a table of its own), handed over in `spare`'s arrays emptied
+  /// (or new ones).
+  init(scratch: FrameUpdateScratch?, reusing spare: consuming SignedDistanceVolume.FrameUpdate?) {
+    if let scratch {
+      table = scratch.table
+      ownsTable = false
+    } else {
+      table = .allocate(capacity: 1 << Self.slotsLog2)
+      ownsTable = true
+    }
     table.initialize(repeating: Entry(key: -1, distance: 0, weight: 0, red: 0, green: 0, blue: 0), count: 1 << Self.slotsLog2)
+    // Moved, not copied: the arrays stay uniquely referenced and are emptied in place.
+    out = (consume spare) ?? SignedDistanceVolume.FrameUpdate()
+    out.removeAll()
     out.reserve(1 << 16)
   }
 
@@ -226,12 +242,29 @@ private struct FrameSums {
   /// Every voxel's sums, in the order they were handed over; frees the table (call once, last).
   mutating func finish() -> SignedDistanceVolume.FrameUpdate {
     for slot in 0..<(1 << Self.slotsLog2) where table[slot].key >= 0 { out.append(table[slot]) }
-    table.deallocate()
+    if ownsTable { table.deallocate() }
     return out
   }
 }
 
+/// The table of a ``FrameSums``, kept by a worker from one frame's update to the next (the
+/// allocation and its first writes cost more than the frame's rays at 1 mm voxels).
+final class FrameUpdateScratch: @unchecked Sendable {
+  // Written only by the one frame update that holds the scratch at a time.
+  fileprivate let table: UnsafeMutablePointer<FrameSums.Entry>
+
+  init() { table = .allocate(capacity: 1 << FrameSums.slotsLog2) }
+
+  deinit { table.deallocate() }
+}
+
 extension SignedDistanceVolume.FrameUpdate {
+  fileprivate mutating func removeAll() {
+    cells.removeAll(keepingCapacity: true)
+    sums.removeAll(keepingCapacity: true)
+    weights.removeAll(keepingCapacity: true)
+  }
+
   fileprivate mutating func reserve(_ count: Int) {
     cells.reserveCapacity(count)
     sums.reserveCapacity(count)

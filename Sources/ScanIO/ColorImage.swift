@@ -19,16 +19,23 @@ public struct ColorImage: Sendable, Equatable {
 
   /// The image as one grey byte a pixel (ITU-R BT.601 weights, as OpenCV's `BGR2GRAY`).
   public func grey() -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: width * height)
+    var out: [UInt8] = []
+    grey(into: &out)
+    return out
+  }
+
+  /// ``grey()`` written into `out`, whose buffer is reused when it has `width × height` bytes.
+  public func grey(into out: inout [UInt8]) {
+    let count = width * height
+    if out.count != count { out = [UInt8](repeating: 0, count: count) }
     bgra.withUnsafeBufferPointer { src in
       out.withUnsafeMutableBufferPointer { dst in
-        for i in 0..<(width * height) {
+        for i in 0..<count {
           let b = UInt32(src[4 * i]), g = UInt32(src[4 * i + 1]), r = UInt32(src[4 * i + 2])
           // Fixed point with 14 fractional bits, rounded, like cv::cvtColor.
           dst[i] = UInt8((b * 1868 + g * 9617 + r * 4899 + 8192) >> 14)
         }
       }
     }
-    return out
   }
 }

@@ -67,44 +67,58 @@ public final class RGBDScanReader: ScanReader {
   }
 
   public func frame(at index: Int) throws(ScanIOError) -> ScanFrame {
+    var frame: ScanFrame?
+    try readFrame(at: index, into: &frame)
+    return frame!
+  }
+
+  public func readFrame(at index: Int, into frame: inout ScanFrame?) throws(ScanIOError) {
+    // The spare's buffers, moved out so that they are uniquely referenced and written in place.
+    var metres: [Float] = [], bgra: [UInt8] = []
+    if var spare = frame {
+      frame = nil
+      swap(&metres, &spare.depth.metres)
+      swap(&bgra, &spare.color.bgra)
+    }
     try checkIndex(index)
     let start = firstFrameOffset + index * frameSize
     let time = try timestamp(at: index)
     let samples = header.depthWidth * header.depthHeight
     let depthBytes = samples * layout.depthEncoding.bytesPerSample
-    let metres = try readDepth(samples: samples, at: start + 8)
+    if metres.count != samples { metres = [Float](repeating: 0, count: samples) }
+    try metres.withUnsafeMutableBufferPointer { (out) throws(ScanIOError) in try readDepth(into: out, at: start + 8) }
     let colourBytes = header.colorWidth * header.colorHeight * 4
-    let bgra = try [UInt8](unsafeUninitializedCapacity: colourBytes) { (buffer, count) throws(ScanIOError) in
-      try scanIO { () throws(FileAccessError) in try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: start + 8 + depthBytes) }
-      count = colourBytes
+    if bgra.count != colourBytes { bgra = [UInt8](repeating: 0, count: colourBytes) }
+    try bgra.withUnsafeMutableBufferPointer { (out) throws(ScanIOError) in
+      try scanIO { () throws(FileAccessError) in try file.read(into: UnsafeMutableRawBufferPointer(out), at: start + 8 + depthBytes) }
     }
-    return ScanFrame(
+    frame = ScanFrame(
       index: index, timestamp: time,
       depth: DepthMap(width: header.depthWidth, height: header.depthHeight, metres: metres, intrinsics: header.depthIntrinsics),
       color: ColorImage(width: header.colorWidth, height: header.colorHeight, bgra: bgra, intrinsics: header.colorIntrinsics))
   }
 
-  /// Reads `samples` depth values at `offset` and converts them to metres (NaN = no depth).
-  private func readDepth(samples: Int, at offset: Int) throws(ScanIOError) -> [Float] {
+  /// Reads `out.count` depth values at `offset` into `out`, converted to metres (NaN = no depth).
+  private func readDepth(into out: UnsafeMutableBufferPointer<Float>, at offset: Int) throws(ScanIOError) {
     let encoding = layout.depthEncoding
-    return try [Float](unsafeUninitializedCapacity: samples) { (out, count) throws(ScanIOError) in
-      switch encoding {
-      case .float32, .disparity32:
-        // Little-endian IEEE single on disk and in memory: read in place.
-        try scanIO { () throws(FileAccessError) in try file.read(into: UnsafeMutableRawBufferPointer(out), at: offset) }
-      case .float16, .disparity16:
-        // Read the halves into the upper half of the output, widen front to back.
-        let raw = UnsafeMutableRawBufferPointer(out)
-        let halves = UnsafeMutableRawBufferPointer(rebasing: raw[(samples * 2)...])
-        try scanIO { () throws(FileAccessError) in try file.read(into: halves, at: offset) }
-        let source = halves.bindMemory(to: UInt16.self)
-        for i in 0..<samples {
-          out[i] = Float(Float16(bitPattern: UInt16(littleEndian: source[i])))
-        }
+    let samples = out.count
+    switch encoding {
+    case .float32, .disparity32:
+      // Little-endian IEEE single on disk and in memory: read in place.
+      try scanIO { () throws(FileAccessError) in try file.read(into: UnsafeMutableRawBufferPointer(out), at: offset) }
+    case .float16, .disparity16:
+      // Read the halves into the upper half of the output, widen front to back.
+      let raw = UnsafeMutableRawBufferPointer(out)
+      let halves = UnsafeMutableRawBufferPointer(rebasing: raw[(samples * 2)...])
+      try scanIO { () throws(FileAccessError) in try file.read(into: halves, at: offset) }
+      let source = halves.bindMemory(to: UInt16.self)
+      for i in 0..<samples {
+        out[i] = Float(Float16(bitPattern: UInt16(littleEndian: source[i])))
       }
-      DepthDecoding.toMetres(out, disparity: encoding.isDisparity)
-      count = samples
+      // The output is Float memory again for the conversion below.
+      _ = raw.bindMemory(to: Float.self)
     }
+    DepthDecoding.toMetres(out, disparity: encoding.isDisparity)
   }
 }
 

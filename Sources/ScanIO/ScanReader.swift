@@ -17,11 +17,21 @@ public protocol ScanReader: AnyObject, Sendable {
   /// Frame `index` (random access).
   /// - Throws: ``ScanIOError/frameOutOfRange(path:index:frameCount:)`` and read errors.
   func frame(at index: Int) throws(ScanIOError) -> ScanFrame
+  /// Frame `index` into `frame`, reusing the depth and colour buffers of the frame it holds
+  /// where they have the frame's size (a worker reading frame after frame then allocates none);
+  /// the same frame as ``frame(at:)`` gives. On a throw `frame` is `nil`.
+  func readFrame(at index: Int, into frame: inout ScanFrame?) throws(ScanIOError)
   /// The timestamp of frame `index`, seconds, without decoding its images.
   func timestamp(at index: Int) throws(ScanIOError) -> Double
 }
 
 extension ScanReader {
+  /// Reads ``frame(at:)`` afresh: for formats that decode into new buffers anyway.
+  public func readFrame(at index: Int, into frame: inout ScanFrame?) throws(ScanIOError) {
+    frame = nil
+    frame = try self.frame(at: index)
+  }
+
   /// Iterates the frames in order, decoding each when asked for.
   public func makeFrameIterator() -> ScanFrameIterator { ScanFrameIterator(reader: self) }
 

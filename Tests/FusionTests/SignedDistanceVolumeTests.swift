@@ -114,6 +114,12 @@ struct SignedDistanceVolumeTests {
     // makes a quarter of the updates.
     let every = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1)
     let second = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2)
+    // A worker's scratch table and an integrated update's arrays, lent to the next frames, give
+    // the same updates.
+    let scratch = FrameUpdateScratch()
+    let lent = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2, scratch: scratch, reusing: every)
+    let again = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, scratch: scratch, reusing: lent)
+    #expect(again.cells == every.cells && again.sums == every.sums && again.weights == every.weights)
     #expect(every.count < Set(every.cells).count * 6 / 5)
     let ratio = every.weights.reduce(0, +) / second.weights.reduce(0, +)
     #expect(ratio > 3.6 && ratio < 4.4)

@@ -210,6 +210,26 @@ struct ParallelBatchesTests {
     #expect(slots.take(1) == "b")
   }
 
+  @Test func aSparePoolKeepsAtMostItsLimitAndHandsEachBufferOutOnce() {
+    let pool = SparePool<[Int]>(limit: 2)
+    #expect(pool.take() == nil)
+    for k in 1...3 { pool.put([k]) }
+    let taken = [pool.take(), pool.take(), pool.take()]
+    #expect(taken == [[2], [1], nil], "the third buffer handed back was dropped")
+    // Workers taking and handing back at once: every buffer out is one that was handed back.
+    let shared = SparePool<[Int]>(limit: 4)
+    let seen = Mutex<[Int]>([])
+    DispatchQueue.concurrentPerform(iterations: 64) { k in
+      let buffer = shared.take() ?? [k]
+      seen.withLock { $0.append(buffer[0]) }
+      shared.put(buffer)
+    }
+    #expect(seen.withLock { $0.count } == 64)
+    var left: [Int] = []
+    while let buffer = shared.take() { left.append(buffer[0]) }
+    #expect(left.count <= 4 && Set(left).count == left.count)
+  }
+
   @Test func theDispenserHandsOutEachIndexOnce() {
     let dispenser = IndexDispenser(below: 3)
     #expect([dispenser.take(), dispenser.take(), dispenser.take(), dispenser.take()] == [0, 1, 2, nil])

@@ -57,6 +57,9 @@ struct MetricScaleTests {
       #expect(a.color.bgra == b.color.bgra && a.depth.intrinsics == b.depth.intrinsics && scaled.header == scan.header)
       let pairs = zip(a.depth.metres, b.depth.metres).filter { $0.0.isFinite && $0.0 > 0 }
       #expect(pairs.count > 100 && pairs.allSatisfy { abs($0.1 / $0.0 - 0.99) < 1e-6 })
+      var spare: ScanFrame? = try scan.frame(at: 0)
+      try scaled.readFrame(at: 0, into: &spare)
+      #expect(spare?.depth.metres.map(\.bitPattern) == b.depth.metres.map(\.bitPattern) && spare?.color.bgra == b.color.bgra)
     }
   }
 

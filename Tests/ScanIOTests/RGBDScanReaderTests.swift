@@ -96,6 +96,40 @@ struct RGBDScanReaderTests {
     }
   }
 
+  @Test(arguments: RGBDStreamLayout.DepthEncoding.allCases)
+  func readingIntoASpareGivesTheFrameItself(encoding: RGBDStreamLayout.DepthEncoding) throws {
+    var random = SeededGenerator(seed: 11)
+    try TestFiles.withTemporaryFolder { folder in
+      // Two scans of different sizes: a spare of the wrong size is replaced, not misread.
+      var readers: [RGBDScanReader] = []
+      for (name, scale) in [("a", 1), ("b", 2)] {
+        var header = StreamFixtures.header
+        header.depthWidth *= scale
+        header.depthHeight *= scale
+        let path = folder.appendingPathComponent("\(name).rgbdscan").path
+        let writer = try RGBDScanWriter(path: path, header: header, layout: RGBDStreamLayout(depthEncoding: encoding))
+        for k in 0..<3 {
+          let depth = (0..<(header.depthWidth * header.depthHeight)).map { i in i % 13 == 0 ? Float.nan : Float.random(in: 0.2...0.6, using: &random) }
+          let colour = (0..<(header.colorWidth * header.colorHeight * 4)).map { _ in UInt8.random(in: 0...255, using: &random) }
+          try writer.append(timestamp: Double(k) * 0.1, depthMetres: depth, colorBGRA: colour)
+        }
+        try writer.finish()
+        readers.append(try RGBDScanReader(path: path))
+      }
+      var spare: ScanFrame?
+      for (reader, index) in [(0, 0), (0, 2), (0, 1), (1, 1), (1, 0), (0, 2)] {
+        let kept = spare  // a copy held elsewhere must not change when the spare is read into
+        try readers[reader].readFrame(at: index, into: &spare)
+        let read = try #require(spare), fresh = try readers[reader].frame(at: index)
+        #expect(read.index == index && read.timestamp == fresh.timestamp && read.depth.intrinsics == fresh.depth.intrinsics)
+        #expect(read.depth.metres.map(\.bitPattern) == fresh.depth.metres.map(\.bitPattern) && read.color.bgra == fresh.color.bgra)
+        if let kept { #expect(kept.depth.metres.map(\.bitPattern) != read.depth.metres.map(\.bitPattern) || kept.index == index) }
+      }
+      #expect(throws: ScanIOError.self) { try readers[0].readFrame(at: 3, into: &spare) }
+      #expect(spare == nil)
+    }
+  }
+
   @Test func droppedWriterLeavesNoFile() throws {
     try TestFiles.withTemporaryFolder { folder in
       let path = folder.appendingPathComponent("dropped.rgbdscan").path

@@ -83,5 +83,14 @@ public final class DepthScaledScan: ScanReader {
     return ScanFrame(index: frame.index, timestamp: frame.timestamp, depth: depth, color: frame.color)
   }
 
+  public func readFrame(at index: Int, into frame: inout ScanFrame?) throws(ScanIOError) {
+    try original.readFrame(at: index, into: &frame)
+    guard frame != nil else { return }
+    let factor = self.factor
+    frame!.depth.metres.withUnsafeMutableBufferPointer { metres in
+      for i in metres.indices { metres[i] *= factor }
+    }
+  }
+
   public func timestamp(at index: Int) throws(ScanIOError) -> Double { try original.timestamp(at: index) }
 }

@@ -32,8 +32,15 @@ public final class RefocusedScan: ScanReader {
   /// The focal length the scan states, colour-image pixels.
   public var statedFocalLength: Double { original.header.colorIntrinsics.fx }
 
-  public func frame(at index: Int) throws(ScanIOError) -> ScanFrame {
-    let frame = try original.frame(at: index)
+  public func frame(at index: Int) throws(ScanIOError) -> ScanFrame { refocused(try original.frame(at: index)) }
+
+  public func readFrame(at index: Int, into frame: inout ScanFrame?) throws(ScanIOError) {
+    try original.readFrame(at: index, into: &frame)
+    if let read = frame { frame = refocused(read) }
+  }
+
+  /// `frame` with both images' intrinsics refocused (the same buffers).
+  private func refocused(_ frame: ScanFrame) -> ScanFrame {
     let depth = DepthMap(
       width: frame.depth.width, height: frame.depth.height, metres: frame.depth.metres,
       intrinsics: frame.depth.intrinsics.refocused(by: factor))

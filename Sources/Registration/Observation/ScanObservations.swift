@@ -59,10 +59,15 @@ public func observeScan(
   var frames: [FrameObservation] = []
   frames.reserveCapacity(scan.frameCount)
   var wholeImageSearches = 0
+  let workers = workerCount(options.workers)
+  let spares = SparePool<FrameBuffers>(limit: threadsRunning(workers: workers))
   try forEachInParallelBatches(
-    runs, workers: options.workers,
+    runs, workers: workers,
     work: { run in
-      try observeRun(run, of: scan, detector: detector, capMarkerCount: capCount, sideLength: side, options: options)
+      var buffers = spares.take() ?? FrameBuffers()
+      defer { spares.put(buffers) }
+      return try observeRun(
+        run, of: scan, detector: detector, capMarkerCount: capCount, sideLength: side, options: options, buffers: &buffers)
     },
     consume: {
       frames.append(contentsOf: $0.frames)
@@ -77,19 +82,27 @@ public func observeScan(
   return observations
 }
 
+/// A worker's frame and grey image, read into again for its next frame.
+private struct FrameBuffers: Sendable {
+  var frame: ScanFrame?
+  var grey: [UInt8] = []
+}
+
 /// Observes consecutive frames one after another, tracking the cap markers from frame to frame
-/// (see ``observeScan(_:options:progress:)``).
+/// (see ``observeScan(_:options:progress:)``), each frame read into `buffers`.
 private func observeRun(
   _ run: Range<Int>, of scan: any ScanReader, detector: MarkerDetector, capMarkerCount: Int?, sideLength: Double,
-  options: ObservationOptions
+  options: ObservationOptions, buffers: inout FrameBuffers
 ) throws -> (frames: [FrameObservation], wholeImageSearches: Int) {
   var tracker = MarkerTracker()
   var observations: [FrameObservation] = []
   var wholeImageSearches = 0
   for (position, index) in run.enumerated() {
-    let frame = try scan.frame(at: index)
+    try scan.readFrame(at: index, into: &buffers.frame)
+    guard let frame = buffers.frame else { continue }
     let width = frame.color.width, height = frame.color.height
-    let grey = frame.color.grey()
+    frame.color.grey(into: &buffers.grey)
+    let grey = buffers.grey
     let onCap = { (marker: DetectedMarker) in capMarkerCount.map { marker.id < $0 } ?? true }
     var found: [DetectedMarker]?
     if position > 0 && !tracker.isEmpty {
