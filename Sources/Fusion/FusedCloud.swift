@@ -136,6 +136,8 @@ func fuseSignedDistance(
       integrated.put($0)
     },
     progress: { progress?($0, $1) })
+  spares.drain()
+  integrated.drain()
   return FusedCloud(
     path: scan.path, points: volume.surface(minimumWeight: Float(options.minimumObservations)), headCentre: projection.centre,
     framesFused: frames.count, refinedPoses: [:], truncation: truncation)

@@ -22,6 +22,9 @@ package final class SparePool<Value: Sendable>: Sendable {
   /// A buffer handed back earlier, or `nil` when none is spare.
   package func take() -> Value? { spares.withLock { $0.popLast() } }
 
+  /// Frees every buffer kept (a stage calls it when its loop is done, before what comes next allocates).
+  package func drain() { spares.withLock { $0 = [] } }
+
   /// Hands `value` back for reuse; dropped when the pool already keeps `limit` buffers.
   package func put(_ value: Value) {
     spares.withLock { if $0.count < limit { $0.append(value) } }

@@ -228,6 +228,9 @@ struct ParallelBatchesTests {
     var left: [Int] = []
     while let buffer = shared.take() { left.append(buffer[0]) }
     #expect(left.count <= 4 && Set(left).count == left.count)
+    shared.put([1])
+    shared.drain()
+    #expect(shared.take() == nil)
   }
 
   @Test func theDispenserHandsOutEachIndexOnce() {

@@ -74,6 +74,7 @@ public func observeScan(
       wholeImageSearches += $0.wholeImageSearches
     },
     progress: { done, _ in progress?(runs[done - 1].upperBound, scan.frameCount) })
+  spares.drain()
   let observations = ScanObservations(
     context: ScanContext(path: scan.path, colour: scan.header.colorIntrinsics, markerSideLength: side), frames: frames,
     wholeImageSearches: wholeImageSearches)
