@@ -129,7 +129,7 @@ func fuseSignedDistance(
       defer { spares.put(buffers) }
       try scan.readFrame(at: frame.index, into: &buffers.frame)
       return band.frameUpdate(
-        buffers.frame!, worldFromCamera: frame.pose, region: region, scratch: buffers.scratch, reusing: integrated.take())
+        try buffers.frame ?? scan.frame(at: frame.index), worldFromCamera: frame.pose, region: region, scratch: buffers.scratch, reusing: integrated.take())
     },
     consume: {
       volume.integrate($0)

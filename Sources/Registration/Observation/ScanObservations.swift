@@ -100,7 +100,8 @@ private func observeRun(
   var wholeImageSearches = 0
   for (position, index) in run.enumerated() {
     try scan.readFrame(at: index, into: &buffers.frame)
-    guard let frame = buffers.frame else { continue }
+    // A reader that left no frame is read afresh: every frame index gets its observation.
+    let frame = try buffers.frame ?? scan.frame(at: index)
     let width = frame.color.width, height = frame.color.height
     frame.color.grey(into: &buffers.grey)
     let grey = buffers.grey
