@@ -127,9 +127,9 @@ func fuseSignedDistance(
     work: { [band = volume.band] frame in
       var buffers = spares.take() ?? FusionBuffers()
       defer { spares.put(buffers) }
-      try scan.readFrame(at: frame.index, into: &buffers.frame)
       return band.frameUpdate(
-        try buffers.frame ?? scan.frame(at: frame.index), worldFromCamera: frame.pose, region: region, scratch: buffers.scratch, reusing: integrated.take())
+        try scan.frame(at: frame.index, reusing: &buffers.frame), worldFromCamera: frame.pose, region: region, scratch: buffers.scratch,
+        reusing: integrated.take())
     },
     consume: {
       volume.integrate($0)

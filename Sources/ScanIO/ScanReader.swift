@@ -32,6 +32,14 @@ extension ScanReader {
     frame = try self.frame(at: index)
   }
 
+  /// Frame `index` read into `buffer` (``readFrame(at:into:)``), which keeps it for the next read;
+  /// where a reader leaves no frame there, ``frame(at:)``'s, so that every index gets its frame.
+  package func frame(at index: Int, reusing buffer: inout ScanFrame?) throws(ScanIOError) -> ScanFrame {
+    try readFrame(at: index, into: &buffer)
+    if let frame = buffer { return frame }
+    return try frame(at: index)
+  }
+
   /// Iterates the frames in order, decoding each when asked for.
   public func makeFrameIterator() -> ScanFrameIterator { ScanFrameIterator(reader: self) }
 

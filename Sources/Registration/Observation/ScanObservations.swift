@@ -99,9 +99,7 @@ private func observeRun(
   var observations: [FrameObservation] = []
   var wholeImageSearches = 0
   for (position, index) in run.enumerated() {
-    try scan.readFrame(at: index, into: &buffers.frame)
-    // A reader that left no frame is read afresh: every frame index gets its observation.
-    let frame = try buffers.frame ?? scan.frame(at: index)
+    let frame = try scan.frame(at: index, reusing: &buffers.frame)
     let width = frame.color.width, height = frame.color.height
     frame.color.grey(into: &buffers.grey)
     let grey = buffers.grey
