@@ -29,6 +29,7 @@ extension BatchCommand {
     var arguments = ["--jobs", "\(jobs ?? 1)", "--frame", frame.rawValue]
     if plots { arguments.append("--plots") }
     arguments += depthLifting.arguments
+    arguments += detection.arguments
     if html { arguments.append("--html") }
     if force { arguments.append("--force") }
     if global.verbose { arguments.append("--verbose") }

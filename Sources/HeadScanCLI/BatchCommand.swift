@@ -46,6 +46,7 @@ struct BatchCommand: ParsableCommand {
   var plots = false
 
   @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
+  @OptionGroup(title: "Marker detection") var detection: DetectionOption
   @Flag(help: "Also write each scan's clinical report page to OUT/NAME.html (see measure --html).")
   var html = false
 
@@ -110,6 +111,7 @@ struct BatchCommand: ParsableCommand {
     options.force = force
     options.capFile = input.cap
     options.measureArguments += depthLifting.arguments
+    options.measureArguments += detection.arguments
     options.measureArguments += input.arguments
     return options
   }

@@ -39,6 +39,7 @@ struct EvaluateCommand: ParsableCommand {
   var json: String?
 
   @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
+  @OptionGroup(title: "Marker detection") var detection: DetectionOption
 
   @OptionGroup(title: "Fusion") var fusionChoice: FusionChoice
 
@@ -72,6 +73,7 @@ struct EvaluateCommand: ParsableCommand {
       options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
       options.scale = depthLifting.scale
+      options.observation.thresholdWindows = detection.thresholdWindows
       options.workers = workers.jobs
       let openOptions = try input.openOptions()
       var entries: [Entry] = []

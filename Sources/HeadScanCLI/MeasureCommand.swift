@@ -62,6 +62,7 @@ struct MeasureCommand: ParsableCommand {
   var plots: String?
 
   @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
+  @OptionGroup(title: "Marker detection") var detection: DetectionOption
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
   @OptionGroup(title: "De-identification") var deidentification: DeidentifyOptions
 
@@ -86,6 +87,7 @@ struct MeasureCommand: ParsableCommand {
       options.contour = contour
       options.reconstruction.focalLength = depthLifting.focalLength
       options.reconstruction.scale = depthLifting.scale
+      options.reconstruction.observation.thresholdWindows = detection.thresholdWindows
       options.scan = try input.openOptions()
       options.workers = workers.jobs
       let reconstructionBars = stageProgress(global)

@@ -73,6 +73,26 @@ struct FocalLengthOption: ParsableArguments {
   }
 }
 
+/// The marker detection option of the commands that observe a scan (reconstruct, measure, batch, evaluate).
+struct DetectionOption: ParsableArguments {
+  @Option(
+    name: .customLong("threshold-window"),
+    help: "Adaptive-threshold windows of the marker detector: marker-size (one window two cells of the scan's median marker wide, measured in 24 frames searched with OpenCV's windows; a frame where it finds no marker is searched again with those: the default) or opencv (OpenCV's 3, 13 and 23 px on every frame).")
+  var thresholdWindow: ThresholdWindowArgument = .markerSize
+
+  /// The library's setting.
+  var thresholdWindows: ThresholdWindows { thresholdWindow == .opencv ? .detectorParameters : .fromMarkerSize() }
+
+  /// The command-line arguments that give the same options to a child `headscan measure`.
+  var arguments: [String] { thresholdWindow == .markerSize ? [] : ["--threshold-window", thresholdWindow.rawValue] }
+}
+
+/// The values of `--threshold-window`.
+enum ThresholdWindowArgument: String, ExpressibleByArgument, CaseIterable {
+  case markerSize = "marker-size"
+  case opencv
+}
+
 /// The fusion method option of the commands that fuse a cloud themselves (reconstruct, evaluate).
 struct FusionChoice: ParsableArguments {
   @Option(help: "Fusion: signed-distance (a truncated signed-distance volume: averages depth noise along the surface normal; the default) or voxel-mean (points averaged per voxel; needed for --icp).")

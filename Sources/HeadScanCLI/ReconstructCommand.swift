@@ -42,6 +42,7 @@ struct ReconstructCommand: ParsableCommand {
 
 
   @OptionGroup(title: "Depth lifting") var depthLifting: FocalLengthOption
+  @OptionGroup(title: "Marker detection") var detection: DetectionOption
 
   @OptionGroup(title: "Fusion") var fusionChoice: FusionChoice
 
@@ -103,6 +104,7 @@ struct ReconstructCommand: ParsableCommand {
       options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
       options.scale = depthLifting.scale
+      options.observation.thresholdWindows = detection.thresholdWindows
       options.workers = workers.jobs
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       let face = try deidentified.map { _ in try faceRegion(of: result, scan: reader, landmarks: landmarksFile) }

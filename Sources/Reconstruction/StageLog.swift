@@ -59,6 +59,9 @@ extension ScanObservations: StageCounting {
       .init("markers lifted by PnP", lifted.pnp), .init("off-cap detections dropped", offCapDetections),
       .init("frames searched whole", wholeImageSearches),
     ]
+      + (thresholdWindow.map {
+        [.init("threshold window, px", $0.window), .init("frames searched again with every window", $0.framesSearchedAgain)]
+      } ?? [])
   }
 }
 

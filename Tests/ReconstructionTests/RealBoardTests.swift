@@ -28,20 +28,25 @@ struct RealBoardTests {
     let printed = Dictionary(uniqueKeysWithValues: truth.markers.map { m in (m.id, m.corners.map { SIMD3($0[0], $0[1], $0[2]) }) })
     let result = try reconstructHead(try TUMFolderReader(path: folder.path))
 
-    // At least 80 % of the markers detected in five frames or more are mapped.
+    // At least 90 % of the markers detected in three frames or more are mapped (38 of 40).
     let detections = Dictionary(grouping: result.frames.flatMap(\.detectedIDs), by: { $0 }).mapValues(\.count)
-    let wellSeen = detections.filter { $0.value >= 5 }.map(\.key)
+    let wellSeen = detections.filter { $0.value >= 3 }.map(\.key)
     let mapped = Set(result.markers.map(\.id))
     #expect(wellSeen.count >= 30)
-    #expect(Double(wellSeen.filter(mapped.contains).count) >= 0.8 * Double(wellSeen.count))
+    #expect(
+      Double(wellSeen.filter(mapped.contains).count) >= 0.9 * Double(wellSeen.count),
+      "\(wellSeen.filter(mapped.contains).count) of \(wellSeen.count) markers seen in 3 frames mapped")
 
     // The mapped corners against the printed board after the best similarity: within 0.5 mm
-    // RMS, the scale within 0.5 %.
+    // RMS. The scale is the depth sensor's, which on this recording reads lengths about 0.5 %
+    // long (the stickers show the same, below; with their scale applied the map is within
+    // 0.2 %, the next test): within 1 % here, where a wrong depth unit or focal length would
+    // be several percent off.
     let pairs = result.markers.flatMap { m in zip(printed[m.id] ?? [], m.corners).map { ($0, $1) } }
     #expect(pairs.count == 4 * result.markers.count)
     let fit = try #require(Similarity(from: pairs.map(\.0), to: pairs.map(\.1)))
     #expect(fit.rms <= 0.0005, "corners \(fit.rms * 1000) mm RMS")
-    #expect(abs(fit.scale - 1) <= 0.005, "scale \((fit.scale - 1) * 100) %")
+    #expect(abs(fit.scale - 1) <= 0.01, "scale \((fit.scale - 1) * 100) %")
     // The scale the stickers show is the board's own, within its 95 % interval; 50 frames at
     // 2 fps cannot tell it from 1, so the default keeps the depth's.
     let shown = try #require(result.scale)

@@ -18,11 +18,18 @@ public struct ScanObservations: Sendable {
   /// Frames whose markers were searched for in the whole image; the others were searched only
   /// around the markers of the frames before them (``ObservationOptions/wholeImageSearchInterval``).
   public var wholeImageSearches: Int
+  /// The adaptive-threshold window the frames were searched with, pixels, and how it was
+  /// chosen (``ObservationOptions/thresholdWindows``); `nil` where every frame was searched
+  /// with the detector parameters' own windows.
+  public var thresholdWindow: ThresholdWindowChoice?
 
   /// Observations of a scan (for a caller that observed frames itself); the sums are worked out.
-  public init(context: ScanContext, frames: [FrameObservation], wholeImageSearches: Int? = nil) {
+  public init(
+    context: ScanContext, frames: [FrameObservation], wholeImageSearches: Int? = nil, thresholdWindow: ThresholdWindowChoice? = nil
+  ) {
     self.context = context
     self.wholeImageSearches = wholeImageSearches ?? frames.count
+    self.thresholdWindow = thresholdWindow
     self.frames = frames
     markersDetected = Set(frames.flatMap { $0.lifted.map(\.id) }).union(frames.flatMap(\.diagnostics.detectedIDs)).sorted()
     offCapDetections = frames.reduce(0) { $0 + $1.offCapDetections }
@@ -44,6 +51,10 @@ public struct ScanObservations: Sendable {
 /// the movement seen between frames), again whole when that misses some of the previous frame's
 /// cap markers and the ones it found moved more than half what their regions allowed (or none
 /// was found). A marker that comes into view is found at the next run's start at the latest.
+///
+/// With ``ThresholdWindows/fromMarkerSize(cellsPerWindow:)`` (the default) a few evenly spaced
+/// frames are searched first with the detector parameters' windows, and every frame is then
+/// searched with the one window their markers' size calls for (``ThresholdWindowChoice``).
 /// - Parameter progress: called on the calling thread with (frames done, frames) after each batch.
 /// - Throws: ``ReconstructionError/noDepth(path:)`` or ``ReconstructionError/noMarkers(path:)``
 ///   when no frame has depth or markers; `ScanIOError` or `ArucoError` from reading and detecting.
@@ -54,12 +65,15 @@ public func observeScan(
   let detector = try MarkerDetector(dictionary: scan.header.markers.dictionary, parameters: options.detector)
   let side = scan.header.markers.sideLength
   let capCount = scan.header.capMarkerCount
+  let workers = workerCount(options.workers)
+  let window = try chooseThresholdWindow(
+    scan, detector: detector, capMarkerCount: capCount, windows: options.thresholdWindows, workers: workers)
+  let primary = try window.map { try $0.detector(like: detector) } ?? detector
   let runLength = max(1, options.wholeImageSearchInterval)
   let runs = stride(from: 0, to: scan.frameCount, by: runLength).map { $0..<min(scan.frameCount, $0 + runLength) }
   var frames: [FrameObservation] = []
   frames.reserveCapacity(scan.frameCount)
-  var wholeImageSearches = 0
-  let workers = workerCount(options.workers)
+  var wholeImageSearches = 0, searchedAgain = 0
   let spares = SparePool<FrameBuffers>(limit: threadsRunning(workers: workers))
   try forEachInParallelBatches(
     runs, workers: workers,
@@ -67,17 +81,21 @@ public func observeScan(
       var buffers = spares.take() ?? FrameBuffers()
       defer { spares.put(buffers) }
       return try observeRun(
-        run, of: scan, detector: detector, capMarkerCount: capCount, sideLength: side, options: options, buffers: &buffers)
+        run, of: scan, detector: primary, fallback: window == nil ? nil : detector, capMarkerCount: capCount, sideLength: side,
+        options: options, buffers: &buffers)
     },
     consume: {
       frames.append(contentsOf: $0.frames)
       wholeImageSearches += $0.wholeImageSearches
+      searchedAgain += $0.searchedAgain
     },
     progress: { done, _ in progress?(runs[done - 1].upperBound, scan.frameCount) })
   spares.drain()
+  var chosen = window
+  chosen?.framesSearchedAgain = searchedAgain
   let observations = ScanObservations(
     context: ScanContext(path: scan.path, colour: scan.header.colorIntrinsics, markerSideLength: side), frames: frames,
-    wholeImageSearches: wholeImageSearches)
+    wholeImageSearches: wholeImageSearches, thresholdWindow: chosen)
   guard observations.framesWithDepth > 0 else { throw ReconstructionError.noDepth(path: scan.path) }
   guard !observations.markersDetected.isEmpty else { throw ReconstructionError.noMarkers(path: scan.path) }
   return observations
@@ -90,14 +108,15 @@ private struct FrameBuffers: Sendable {
 }
 
 /// Observes consecutive frames one after another, tracking the cap markers from frame to frame
-/// (see ``observeScan(_:options:progress:)``), each frame read into `buffers`.
+/// (see ``observeScan(_:options:progress:)``), each frame read into `buffers`. A frame where
+/// `detector` finds no cap marker in the whole image is searched again with `fallback`.
 private func observeRun(
-  _ run: Range<Int>, of scan: any ScanReader, detector: MarkerDetector, capMarkerCount: Int?, sideLength: Double,
-  options: ObservationOptions, buffers: inout FrameBuffers
-) throws -> (frames: [FrameObservation], wholeImageSearches: Int) {
+  _ run: Range<Int>, of scan: any ScanReader, detector: MarkerDetector, fallback: MarkerDetector?, capMarkerCount: Int?,
+  sideLength: Double, options: ObservationOptions, buffers: inout FrameBuffers
+) throws -> (frames: [FrameObservation], wholeImageSearches: Int, searchedAgain: Int) {
   var tracker = MarkerTracker()
   var observations: [FrameObservation] = []
-  var wholeImageSearches = 0
+  var wholeImageSearches = 0, searchedAgain = 0
   for (position, index) in run.enumerated() {
     let frame = try scan.frame(at: index, reusing: &buffers.frame)
     let width = frame.color.width, height = frame.color.height
@@ -119,14 +138,18 @@ private func observeRun(
       }
     }
     if found == nil { wholeImageSearches += 1 }
-    let detected = try found ?? detector.detect(grey: grey, width: width, height: height)
+    var detected = try found ?? detector.detect(grey: grey, width: width, height: height)
+    if found == nil, let fallback, !detected.contains(where: onCap) {
+      searchedAgain += 1
+      detected = try fallback.detect(grey: grey, width: width, height: height)
+    }
     tracker.record(detected.filter(onCap), frame: position)
     observations.append(
       observeFrame(
         frame, grey: grey, detected: detected, detector: detector, capMarkerCount: capMarkerCount, sideLength: sideLength,
         options: options))
   }
-  return (observations, wholeImageSearches)
+  return (observations, wholeImageSearches, searchedAgain)
 }
 
 /// Settings of the observation stage (``observeFrame(_:detector:capMarkerCount:sideLength:options:)``,
@@ -150,6 +173,9 @@ public struct ObservationOptions: Sendable, Hashable {
   /// within a run) and changed which markers were kept (docs/performance.md, "Choices that set
   /// the speed"), so tracking is not the default.
   public var wholeImageSearchInterval = 1
+  /// How the adaptive-threshold windows each frame is searched with are chosen: one window
+  /// sized from the scan's markers (the default), or the detector parameters' own.
+  public var thresholdWindows = ThresholdWindows.fromMarkerSize()
 
   /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
   public var workers: Int?
