@@ -160,6 +160,27 @@ public struct SimulationTruth: Sendable, Codable {
   public var conditions: Conditions?
 }
 
+extension SimulationTruth.Conditions {
+  /// Decodes conditions; truth files written before the depth-scale and printed-side errors
+  /// were simulated have neither key, and were rendered without them (0).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    preset = try c.decode(SimulationPreset.self, forKey: .preset)
+    sensor = try c.decode(SensorModel.self, forKey: .sensor)
+    path = try c.decode(CameraPath.self, forKey: .path)
+    stickerWrap = try c.decode(CapLayout.Wrap.self, forKey: .stickerWrap)
+    markerSide = try c.decode(Double.self, forKey: .markerSide)
+    markerMargin = try c.decode(Double.self, forKey: .markerMargin)
+    renderedIntrinsics = try c.decode(CameraIntrinsics.self, forKey: .renderedIntrinsics)
+    statedIntrinsics = try c.decode(CameraIntrinsics.self, forKey: .statedIntrinsics)
+    focalError = try c.decode(Double.self, forKey: .focalError)
+    depthScaleError = try c.decodeIfPresent(Double.self, forKey: .depthScaleError) ?? 0
+    printedSideError = try c.decodeIfPresent(Double.self, forKey: .printedSideError) ?? 0
+    motionBlurRate = try c.decode(Double.self, forKey: .motionBlurRate)
+    motionBlurLength = try c.decode(ClosedRange<Double>.self, forKey: .motionBlurLength)
+  }
+}
+
 /// What a simulation wrote.
 public struct SimulationResult: Sendable {
   /// The scan (stream file or TUM folder).

@@ -93,6 +93,22 @@ struct SimulationConditionsTests {
     }
   }
 
+  /// A truth file written before the depth-scale and printed-side errors existed (the bundled
+  /// fixture's) decodes with both 0; one written now round-trips them.
+  @Test func truthWithoutTheScaleErrorsDecodesWithNone() throws {
+    let url = TestFiles.fixture("scans/orbit-small.truth.json")
+    let text = try String(contentsOf: url, encoding: .utf8)
+    #expect(!text.contains("depthScaleError"))
+    let truth = try JSONDecoder().decode(SimulationTruth.self, from: Data(text.utf8))
+    let conditions = try #require(truth.conditions)
+    #expect(conditions.depthScaleError == 0 && conditions.printedSideError == 0 && conditions.markerSide == 0.016)
+    var erred = conditions
+    erred.depthScaleError = 0.01
+    erred.printedSideError = -0.005
+    let again = try JSONDecoder().decode(SimulationTruth.Conditions.self, from: try JSONEncoder().encode(erred))
+    #expect(again.depthScaleError == 0.01 && again.printedSideError == -0.005 && again.focalError == conditions.focalError)
+  }
+
   /// The realistic preset as docs/simulator.md describes it.
   @Test func theRealisticPresetHasTheDocumentedConditions() {
     let o = SimulationOptions(preset: .realistic)
