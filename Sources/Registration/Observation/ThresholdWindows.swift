@@ -10,8 +10,9 @@ import _HeadScanSupport
 /// wide (a cell is the marker's side over the cells across it, 6 for `DICT_4X4_50`): a window
 /// about two cells wide fills the borders of the scan's typical markers, and the smallest
 /// window, which marks dark pixels next to any sharp edge, keeps the markers seen smaller or
-/// more obliquely than those. Windows of four to seven cells, which the defaults are for
-/// markers of 17–30 px, add few detections and cost a third of the detector's time.
+/// more obliquely than those. OpenCV's 13 and 23 px windows, four to seven cells of markers of
+/// 17–30 px, add few detections: the two windows observe a frame in about three quarters of the
+/// time (docs/registration.md and docs/performance.md have the measurements).
 public enum ThresholdWindows: Sendable, Hashable {
   /// The detector parameters' own windows on every frame.
   case detectorParameters
