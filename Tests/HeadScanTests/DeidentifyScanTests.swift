@@ -91,8 +91,9 @@ struct DeidentifyScanTests {
       let remeasured = try measureScan(at: copyPath, options: options)
       #expect(copy.original.reconstruction.scale?.applied == (depthScaleError != 0))
       let cvaiBefore = copy.original.measurement.measures.cvai, cvaiAfter = remeasured.measurement.measures.cvai
-      // Over eight simulated scans the copy's CVAI is within 0.11 points of the original's
-      // (docs/formats.md, "De-identified copies"); this one's differs by 0.07.
+      // Over eight simulated scans the copy's CVAI differs from the original's by −0.04 to
+      // +0.17 points, six of them within 0.04 (docs/formats.md, "De-identified copies"); this
+      // one's by 0.004, and 0.05 with the depth 1 % long.
       #expect(abs(cvaiAfter - cvaiBefore) <= 0.12, "CVAI \(cvaiBefore) → \(cvaiAfter)")
       print(
         String(
