@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import _TestSupport
 
-/// Every numeric option of every command has bounds (docs/command-line.md, "Option bounds"):
+/// Every numeric option of every command has bounds (docs/command-line.md, "Option bounds"),
+/// and every option with named values takes only those:
 /// below, above, NaN, infinite, huge and negative values are a usage error (exit 64, not a
 /// signal) whose first line names the option, before any file is written; the edges pass
 /// validation. `validate` and `history` have no numeric options.
@@ -40,9 +41,11 @@ struct OptionBoundsTests {
       + refusals(["reconstruct", s, "-o", "F/c.ply"], "--fuse-frames", ["0", "-1", "100001", "nan", "1e3", "alll"] + hugeIntegers)
       + refusals(["reconstruct", s, "-o", "F/c.ply"], "--focal-length", ["99", "10001", "0", "-593"] + outOfRange)
       + refusals(["reconstruct", s, "-o", "F/c.ply"], "--min-confidence", ["3"])
+      + refusals(["reconstruct", s, "-o", "F/c.ply"], "--threshold-window", ["bogus", "OPENCV", "7"])
     cases["measure"] =
       refusals(["measure", s, "--json", "F/r.json"], "--focal-length", ["99.9", "10000.5", "-1"] + outOfRange)
       + refusals(["measure", s, "--json", "F/r.json"], "--min-confidence", ["3", "-1"])
+      + refusals(["measure", s, "--json", "F/r.json"], "--threshold-window", ["marker_size"])
     cases["batch"] =
       refusals(["batch", "F/scans", "--out", "F/reports"], "--jobs", ["0", "-1", "1025", "nan"] + hugeIntegers)
       + refusals(["batch", "F/scans", "--out", "F/reports"], "--cpus", ["0", "1025", "-2"] + hugeIntegers)
@@ -50,6 +53,7 @@ struct OptionBoundsTests {
       + refusals(["batch", "F/scans", "--out", "F/reports", "--slurm", "--dry-run"], "--scans-per-task", ["0", "100001", "-1"])
       + refusals(["batch", "F/scans", "--out", "F/reports"], "--focal-length", ["1e9", "-5", "nan"])
       + refusals(["batch", "F/scans", "--out", "F/reports"], "--min-confidence", ["7"])
+      + refusals(["batch", "F/scans", "--out", "F/reports"], "--threshold-window", ["none"])
     cases["annotate"] = refusals(["annotate", s], "--port", ["1", "80", "1023", "65536", "70000", "-1", "nan"] + hugeIntegers)
     cases["convert"] =
       refusals(["convert", s, "F/t.rgbdscan"], "--min-confidence", ["3", "-1", "1e3"])
@@ -62,6 +66,7 @@ struct OptionBoundsTests {
       refusals(["evaluate", s], "--fuse-frames", ["0", "100001", "-3"] + hugeIntegers)
       + refusals(["evaluate", s], "--focal-length", ["0.5", "20000"] + outOfRange)
       + refusals(["evaluate", s], "--min-confidence", ["4"])
+      + refusals(["evaluate", s], "--threshold-window", ["auto"])
     let sim = ["simulate", "F/s.rgbdscan", "--frames", "2", "--size", "64x48"]
     let number = outOfRange + ["-1"]
     cases["simulate"] =
