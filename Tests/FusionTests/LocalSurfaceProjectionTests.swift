@@ -35,6 +35,14 @@ struct LocalSurfaceProjectionTests {
     return (mean, (offsets.map { $0 * $0 }.reduce(0, +) / Double(offsets.count)).squareRoot())
   }
 
+  /// No queries give no projections, not the shim's "invalid arguments" (an empty array has
+  /// no buffer address): settling a registration without corners, say.
+  @Test func noQueriesGiveNoProjections() throws {
+    let cloud = (0..<50).map { i in SIMD3<Float>(Float(i % 7) * 0.001, Float(i / 7) * 0.001, 0.3) }
+    let (points, normals) = try NativeGeometry.projectToLocalPlanes(cloud, queries: [], neighbours: 8)
+    #expect(points.isEmpty && normals.isEmpty)
+  }
+
   @Test func theCurvatureOffsetPutsTheSmoothedPointsOnTheSphere() throws {
     let cloud = Self.sphereCap(sigma: 0, seed: 1)
     let plane = Self.radialOffsets(try NativeGeometry.projectToLocalPlanes(cloud, neighbours: 20).0)

@@ -40,6 +40,8 @@ package final class NearestPointIndex: @unchecked Sendable {
   package func projectToLocalPlanes(
     _ queries: [SIMD3<Float>], neighbours: Int, quadratic: Bool, curvatureNeighbours: Int, workers: Int? = nil
   ) throws(NativeGeometry.Failure) -> ([SIMD3<Float>], [SIMD3<Float>]) {
+    // No queries, no projections (an empty array has no buffer address for the shim to read).
+    guard !queries.isEmpty else { return ([], []) }
     let asked = NativeGeometry.packed(queries)
     let m = queries.count
     var out = [Float](repeating: 0, count: asked.count), normals = [Float](repeating: 0, count: asked.count)
