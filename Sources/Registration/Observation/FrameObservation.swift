@@ -50,7 +50,7 @@ func observeFrame(
 ) -> FrameObservation {
   var found = detected
   let before = found.count
-  if let capMarkerCount { found.removeAll { $0.id >= capMarkerCount } }
+  found.removeAll { !$0.isOnCap(capMarkerCount) }
   // Corners where the fitted border edges meet: whole edges for lifting and resection, the
   // parts next to each corner for triangulation (see LiftedMarker.triangulationCorners).
   let image = GreyImage(pixels: grey, width: frame.color.width, height: frame.color.height)
@@ -72,4 +72,10 @@ func observeFrame(
   return FrameObservation(
     diagnostics: diagnostics, lifted: markers, offCapDetections: before - found.count,
     hasDepth: frame.depth.metres.contains { $0.isFinite })
+}
+
+extension DetectedMarker {
+  /// Whether the marker's id is on a cap of `capMarkerCount` stickers (ids `0..<capMarkerCount`);
+  /// every id is when the cap's size is unknown.
+  func isOnCap(_ capMarkerCount: Int?) -> Bool { capMarkerCount.map { id < $0 } ?? true }
 }

@@ -18,9 +18,10 @@ public struct ScanObservations: Sendable {
   /// Frames whose markers were searched for in the whole image; the others were searched only
   /// around the markers of the frames before them (``ObservationOptions/wholeImageSearchInterval``).
   public var wholeImageSearches: Int
-  /// The adaptive-threshold window the frames were searched with, pixels, and how it was
-  /// chosen (``ObservationOptions/thresholdWindows``); `nil` where every frame was searched
-  /// with the detector parameters' own windows.
+  /// The adaptive-threshold window sized from the scan's markers that the frames were searched
+  /// with besides the detector parameters' smallest, and how it was chosen
+  /// (``ObservationOptions/thresholdWindows``); `nil` where every frame was searched with the
+  /// detector parameters' own windows.
   public var thresholdWindow: ThresholdWindowChoice?
 
   /// Observations of a scan (for a caller that observed frames itself); the sums are worked out.
@@ -54,7 +55,8 @@ public struct ScanObservations: Sendable {
 ///
 /// With ``ThresholdWindows/fromMarkerSize(cellsPerWindow:)`` (the default) a few evenly spaced
 /// frames are searched first with the detector parameters' windows, and every frame is then
-/// searched with the one window their markers' size calls for (``ThresholdWindowChoice``).
+/// searched with their smallest window and the one their markers' size calls for
+/// (``ThresholdWindowChoice``).
 /// - Parameter progress: called on the calling thread with (frames done, frames) after each batch.
 /// - Throws: ``ReconstructionError/noDepth(path:)`` or ``ReconstructionError/noMarkers(path:)``
 ///   when no frame has depth or markers; `ScanIOError` or `ArucoError` from reading and detecting.
@@ -122,7 +124,6 @@ private func observeRun(
     let width = frame.color.width, height = frame.color.height
     frame.color.grey(into: &buffers.grey)
     let grey = buffers.grey
-    let onCap = { (marker: DetectedMarker) in capMarkerCount.map { marker.id < $0 } ?? true }
     var found: [DetectedMarker]?
     if position > 0 && !tracker.isEmpty {
       let regions = tracker.regions(frame: position, contextMargin: detector.regionMargin, width: width, height: height)
@@ -130,7 +131,7 @@ private func observeRun(
       // Markers of the previous frame not found again were lost to the view or to blur, unless
       // the camera sped up: searched whole when those found used more than half their
       // allowance, or when none was found.
-      let onCapTracked = tracked.filter(onCap)
+      let onCapTracked = tracked.filter { $0.isOnCap(capMarkerCount) }
       if tracker.previousIDs.isSubset(of: onCapTracked.map(\.id)) {
         found = tracked
       } else if let moved = tracker.movement(of: onCapTracked), moved <= tracker.allowance / 2 {
@@ -139,11 +140,11 @@ private func observeRun(
     }
     if found == nil { wholeImageSearches += 1 }
     var detected = try found ?? detector.detect(grey: grey, width: width, height: height)
-    if found == nil, let fallback, !detected.contains(where: onCap) {
+    if found == nil, let fallback, !detected.contains(where: { $0.isOnCap(capMarkerCount) }) {
       searchedAgain += 1
       detected = try fallback.detect(grey: grey, width: width, height: height)
     }
-    tracker.record(detected.filter(onCap), frame: position)
+    tracker.record(detected.filter { $0.isOnCap(capMarkerCount) }, frame: position)
     observations.append(
       observeFrame(
         frame, grey: grey, detected: detected, detector: detector, capMarkerCount: capMarkerCount, sideLength: sideLength,
@@ -173,8 +174,9 @@ public struct ObservationOptions: Sendable, Hashable {
   /// within a run) and changed which markers were kept (docs/performance.md, "Choices that set
   /// the speed"), so tracking is not the default.
   public var wholeImageSearchInterval = 1
-  /// How the adaptive-threshold windows each frame is searched with are chosen: one window
-  /// sized from the scan's markers (the default), or the detector parameters' own.
+  /// How the adaptive-threshold windows each frame is searched with are chosen: the detector
+  /// parameters' smallest and one sized from the scan's markers (the default), or the detector
+  /// parameters' own.
   public var thresholdWindows = ThresholdWindows.fromMarkerSize()
 
   /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.

@@ -20,11 +20,12 @@ public enum ThresholdWindows: Sendable, Hashable {
   /// cell of the markers found in ``sampleFrames`` evenly spaced frames searched with the
   /// detector parameters' windows (rounded to an odd number of pixels, at least 3). A frame
   /// where these find no cap marker is searched again with the detector parameters' windows.
-  /// When the sample frames hold no cap marker, every frame is searched with those.
+  /// When the sample frames hold no cap marker, or `cellsPerWindow` is not a positive number,
+  /// every frame is searched with those.
   case fromMarkerSize(cellsPerWindow: Double = ThresholdWindows.cellsPerWindow)
 
   /// The default window, in cells of the scan's median marker (docs/registration.md,
-  /// "Threshold window").
+  /// "Observation", threshold windows).
   public static let cellsPerWindow = 2.0
   /// Frames sampled to measure the markers' size: evenly spaced over the scan.
   public static let sampleFrames = 24
@@ -91,7 +92,7 @@ func chooseThresholdWindow(
     work: { index in
       let frame = try scan.frame(at: index)
       return try detector.detect(grey: frame.color.grey(), width: frame.color.width, height: frame.color.height)
-        .filter { marker in capMarkerCount.map { marker.id < $0 } ?? true }.map(\.meanSide)
+        .filter { $0.isOnCap(capMarkerCount) }.map(\.meanSide)
     },
     consume: { sides += $0 })
   guard !sides.isEmpty else { return nil }
