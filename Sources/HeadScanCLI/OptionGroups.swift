@@ -77,7 +77,7 @@ struct FocalLengthOption: ParsableArguments {
 struct DetectionOption: ParsableArguments {
   @Option(
     name: .customLong("threshold-window"),
-    help: "Adaptive-threshold windows of the marker detector: marker-size (3 px and one two cells of the scan's median marker wide, the median measured in 24 frames searched with OpenCV's windows; a frame where the two find no marker is searched again with those: the default) or opencv (OpenCV's 3, 13 and 23 px on every frame).")
+    help: "Adaptive-threshold windows of the marker detector: marker-size (3 px and one two cells of the scan's median marker wide, the median measured in 24 frames searched with OpenCV's windows; a frame where the two find fewer than the two markers a frame needs is searched again with those: the default) or opencv (OpenCV's 3, 13 and 23 px on every frame).")
   var thresholdWindow: ThresholdWindowArgument = .markerSize
 
   /// The library's setting.

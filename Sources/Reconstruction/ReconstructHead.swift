@@ -45,8 +45,10 @@ public func reconstructHead(
   let stated = scan.header.colorIntrinsics.fx
   var scan = scan
   if case .pixels(let focalLength) = options.focalLength { scan = try RefocusedScan(scan, focalLength: focalLength) }
+  var observation = options.observation
+  observation.markersToPlaceAFrame = options.chain.minimumMarkersPerFrame
   func observe() throws -> ScanObservations {
-    try log.run("observe") { try observeScan(scan, options: options.observation) { progress?(.detecting, $0, $1) } }
+    try log.run("observe") { try observeScan(scan, options: observation) { progress?(.detecting, $0, $1) } }
   }
   var observed = try observe()
   // The check needs only the observations: unless its estimate is to be used, it runs on the

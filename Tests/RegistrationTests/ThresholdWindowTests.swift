@@ -128,8 +128,8 @@ struct ThresholdWindowTests {
     }
   }
 
-  /// A frame where the two windows find no cap marker is searched again with the three; the
-  /// other frames are observed as without the blank ones.
+  /// A frame where the two windows find no cap marker (fewer than the two a frame needs) is
+  /// searched again with the three; the other frames are observed as without the blank ones.
   @Test func framesWithoutMarkersAreSearchedAgainWithEveryWindow() throws {
     try TestFiles.withTemporaryFolder { folder in
       let scan = try Self.simulated(markerSide: 0.016, frames: 30, in: folder)
@@ -147,6 +147,28 @@ struct ThresholdWindowTests {
       // A scan whose sample frames hold no marker is searched with the three windows.
       let none = try observeScan(BlankingReader(scan, blank: Set(0..<scan.frameCount).subtracting([17])))
       #expect(none.thresholdWindow == nil && !none.frames[17].lifted.isEmpty)
+    }
+  }
+
+  /// The count that sends a frame back to the three windows is the markers a frame needs to be
+  /// placed: asking more than any frame shows searches every frame again, and gives the three
+  /// windows' observations frame for frame; asking none searches no frame again, not even a blank one.
+  @Test func framesWithFewerMarkersThanAFrameNeedsAreSearchedAgain() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = try Self.simulated(markerSide: 0.016, frames: 30, in: folder)
+      var options = ObservationOptions.default
+      options.markersToPlaceAFrame = 1000
+      let everyFrame = try observeScan(scan, options: options)
+      var three = ObservationOptions.default
+      three.thresholdWindows = .detectorParameters
+      let threeWindows = try observeScan(scan, options: three)
+      #expect(everyFrame.thresholdWindow?.framesSearchedAgain == scan.frameCount)
+      for (a, b) in zip(everyFrame.frames, threeWindows.frames) {
+        #expect(a.lifted.map(\.cameraCorners) == b.lifted.map(\.cameraCorners), "frame \(a.diagnostics.index)")
+      }
+      options.markersToPlaceAFrame = 0
+      let blanked = try observeScan(BlankingReader(scan, blank: [2, 7]), options: options)
+      #expect(blanked.thresholdWindow?.framesSearchedAgain == 0)
     }
   }
 

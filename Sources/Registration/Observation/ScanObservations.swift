@@ -111,7 +111,8 @@ private struct FrameBuffers: Sendable {
 
 /// Observes consecutive frames one after another, tracking the cap markers from frame to frame
 /// (see ``observeScan(_:options:progress:)``), each frame read into `buffers`. A frame where
-/// `detector` finds no cap marker in the whole image is searched again with `fallback`.
+/// `detector` finds fewer cap markers in the whole image than
+/// ``ObservationOptions/markersToPlaceAFrame`` is searched again with `fallback`.
 private func observeRun(
   _ run: Range<Int>, of scan: any ScanReader, detector: MarkerDetector, fallback: MarkerDetector?, capMarkerCount: Int?,
   sideLength: Double, options: ObservationOptions, buffers: inout FrameBuffers
@@ -140,7 +141,9 @@ private func observeRun(
     }
     if found == nil { wholeImageSearches += 1 }
     var detected = try found ?? detector.detect(grey: grey, width: width, height: height)
-    if found == nil, let fallback, !detected.contains(where: { $0.isOnCap(capMarkerCount) }) {
+    if found == nil, let fallback,
+      detected.lazy.filter({ $0.isOnCap(capMarkerCount) }).count < options.markersToPlaceAFrame
+    {
       searchedAgain += 1
       detected = try fallback.detect(grey: grey, width: width, height: height)
     }
@@ -178,6 +181,11 @@ public struct ObservationOptions: Sendable, Hashable {
   /// parameters' smallest and one sized from the scan's markers (the default), or the detector
   /// parameters' own.
   public var thresholdWindows = ThresholdWindows.fromMarkerSize()
+  /// Cap markers a frame needs to be placed (``ChainOptions/minimumMarkersPerFrame``): a frame
+  /// whose search with the window sized from the markers finds fewer is searched again with
+  /// the detector parameters' own windows, so that a window choice never costs a frame its
+  /// place. `reconstructHead` sets it from its chain options.
+  public var markersToPlaceAFrame = 2
 
   /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
   public var workers: Int?

@@ -19,7 +19,9 @@ public enum ThresholdWindows: Sendable, Hashable {
   /// Two windows: the detector parameters' smallest, and one `cellsPerWindow` times the median
   /// cell of the markers found in ``sampleFrames`` evenly spaced frames searched with the
   /// detector parameters' windows (rounded to an odd number of pixels, at least 3). A frame
-  /// where these find no cap marker is searched again with the detector parameters' windows.
+  /// where these find fewer cap markers than a frame needs to be placed
+  /// (``ObservationOptions/markersToPlaceAFrame``) is searched again with the detector
+  /// parameters' windows.
   /// When the sample frames hold no cap marker, or `cellsPerWindow` is not a positive number,
   /// every frame is searched with those.
   case fromMarkerSize(cellsPerWindow: Double = ThresholdWindows.cellsPerWindow)
@@ -43,8 +45,8 @@ public struct ThresholdWindowChoice: Sendable, Hashable, Codable {
   /// Frames sampled and the cap-marker detections found in them.
   public var sampleFrames: Int
   public var sampleDetections: Int
-  /// Frames where the two windows found no cap marker, searched again with the detector
-  /// parameters' windows.
+  /// Frames where the two windows found fewer cap markers than a frame needs to be placed,
+  /// searched again with the detector parameters' windows.
   public var framesSearchedAgain = 0
 
   /// The window for markers whose median cell is `markerCell` pixels: `cellsPerWindow` cells,
