@@ -87,7 +87,8 @@ public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default)
   var positions = fused.points.positions, colours = fused.points.colors
   guard positions.count > options.neighbours else { return fused.points }
   do {
-    let keep = try NativeGeometry.statisticalInliers(positions, neighbours: options.neighbours, stddev: options.outlierDeviations)
+    let keep = try NativeGeometry.statisticalInliers(
+      positions, neighbours: options.neighbours, stddev: options.outlierDeviations, workers: options.workers)
     positions = zip(positions, keep).filter(\.1).map(\.0)
     colours = zip(colours, keep).filter(\.1).map(\.0)
     guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
@@ -122,6 +123,10 @@ func fuseSignedDistance(
   let workers = workerCount(options.workers)
   let spares = SparePool<FusionBuffers>(limit: threadsRunning(workers: workers))
   let integrated = SparePool<SignedDistanceVolume.FrameUpdate>(limit: threadsRunning(workers: workers))
+  // The updates are added in frame order on this thread, a frame's blocks split among this many
+  // threads: a frame takes a worker about five times as long to compute as to add, so a quarter
+  // of the running workers' threads keeps up with them.
+  let stripes = max(1, threadsRunning(workers: workers) / 4)
   try forEachInParallelBatches(
     frames, workers: workers,
     work: { [band = volume.band] frame in
@@ -132,7 +137,7 @@ func fuseSignedDistance(
         reusing: integrated.take())
     },
     consume: {
-      volume.integrate($0)
+      volume.integrate($0, stripes: stripes)
       integrated.put($0)
     },
     progress: { progress?($0, $1) })

@@ -1,3 +1,4 @@
+import Dispatch
 import Registration
 import PointCloud
 import ScanIO
@@ -74,7 +75,12 @@ struct SignedDistanceVolume {
   var band: SignedDistanceBand { SignedDistanceBand(lattice: lattice, truncation: truncation) }
 
   /// Applies one frame's updates (call in frame order for a reproducible volume).
-  mutating func integrate(_ update: FrameUpdate) {
+  ///
+  /// With `stripes` above 1, that many threads add the updates, each those of the blocks whose
+  /// number is its stripe modulo `stripes` (the calling thread one of them): every cell is
+  /// written by one thread, in update order, so the volume is the same bit for bit whatever
+  /// `stripes` is. Blocks are allocated first, on the calling thread, in update order.
+  mutating func integrate(_ update: FrameUpdate, stripes: Int = 1) {
     update.cells.withUnsafeBufferPointer { updated in
       for cell in updated {
         let block = cell >> 9
@@ -91,16 +97,11 @@ struct SignedDistanceVolume {
         update.cells.withUnsafeBufferPointer { updated in
           update.sums.withUnsafeBufferPointer { sums in
             update.weights.withUnsafeBufferPointer { weights in
-              for k in updated.indices {
-                let first = storage[updated[k] >> 9]
-                guard first >= 0 else { continue }
-                let c = Int(first) + (updated[k] & 511)
-                let sum = sums[k]
-                cells[c].distanceSum += Double(sum.x)
-                cells[c].red += sum.y
-                cells[c].green += sum.z
-                cells[c].blue += sum.w
-                cells[c].weight += weights[k]
+              let buffers = IntegrationBuffers(cells: cells, storage: storage, updated: updated, sums: sums, weights: weights)
+              if stripes <= 1 {
+                buffers.add(stripe: 0, of: 1)
+              } else {
+                DispatchQueue.concurrentPerform(iterations: stripes) { buffers.add(stripe: $0, of: stripes) }
               }
             }
           }
@@ -191,4 +192,31 @@ extension VoxelLattice {
 
   /// Centre of the voxel of a cell number from ``cell(of:)`` (world, metres).
   func centre(ofCell cell: Int) -> SIMD3<Double> { centre(ofVoxel: voxel(ofCell: cell)) }
+}
+
+/// One frame update and the volume's cells, as the integrating threads see them: each adds the
+/// entries of its own blocks, so no cell is written by two threads.
+private struct IntegrationBuffers: @unchecked Sendable {
+  let cells: UnsafeMutableBufferPointer<SignedDistanceVolume.Cell>
+  let storage: UnsafeBufferPointer<Int32>
+  let updated: UnsafeBufferPointer<Int>
+  let sums: UnsafeBufferPointer<SIMD4<Float>>
+  let weights: UnsafeBufferPointer<Float>
+
+  /// Adds the entries whose block number is `stripe` modulo `stripes`, in update order.
+  func add(stripe: Int, of stripes: Int) {
+    for k in updated.indices {
+      let block = updated[k] >> 9
+      guard stripes == 1 || block % stripes == stripe else { continue }
+      let first = storage[block]
+      guard first >= 0 else { continue }
+      let c = Int(first) + (updated[k] & 511)
+      let sum = sums[k]
+      cells[c].distanceSum += Double(sum.x)
+      cells[c].red += sum.y
+      cells[c].green += sum.z
+      cells[c].blue += sum.w
+      cells[c].weight += weights[k]
+    }
+  }
 }

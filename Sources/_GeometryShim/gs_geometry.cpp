@@ -412,3 +412,60 @@ gs_status gs_tree_mean_clipped_squared_distance(const gs_tree *tree, const float
 }
 
 }  // extern "C"
+
+gs_status gs_tree_mean_neighbour_distances(const gs_tree *tree, int32_t begin, int32_t end, int32_t neighbours,
+                                           float *distances, uint8_t *valid, char *message, size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (tree == nullptr || distances == nullptr || valid == nullptr || begin < 0 || end < begin || neighbours < 1) {
+      copy_message(message, message_capacity, "invalid neighbour-distance arguments");
+      return GS_INVALID_ARGUMENT;
+    }
+    const auto &cloud = *tree->tree.getInputCloud();
+    if (end > (int32_t)cloud.size() || (int32_t)cloud.size() <= neighbours) {
+      copy_message(message, message_capacity, "neighbour distances need more points than neighbours");
+      return GS_INVALID_ARGUMENT;
+    }
+    // As pcl::StatisticalOutlierRemoval::applyFilterIndices: one more neighbour, since the
+    // results include the query point (first, at distance 0); the mean of the others' distances.
+    const int32_t searched = neighbours + 1;
+    pcl::Indices indices(searched);
+    std::vector<float> squared(searched);
+    for (int32_t i = begin; i < end; ++i) {
+      const auto &p = cloud[i];
+      distances[i] = 0.0f;
+      valid[i] = 0;
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) continue;
+      if (tree->tree.nearestKSearch(i, searched, indices, squared) == 0) continue;
+      double sum = 0.0;
+      for (int32_t k = 1; k < searched; ++k) sum += std::sqrt(squared[k]);
+      distances[i] = static_cast<float>(sum / neighbours);
+      valid[i] = 1;
+    }
+    return GS_OK;
+  });
+}
+
+gs_status gs_statistical_threshold(const float *distances, const uint8_t *valid, int32_t n, double stddev, uint8_t *keep,
+                                   char *message, size_t message_capacity) {
+  return guarded(message, message_capacity, [&]() {
+    if (distances == nullptr || valid == nullptr || keep == nullptr || n < 0) {
+      copy_message(message, message_capacity, "invalid outlier-threshold arguments");
+      return GS_INVALID_ARGUMENT;
+    }
+    // PCL's second pass, term for term: sums over every point (a point without neighbours adds
+    // 0), divided by the valid count.
+    double sum = 0, squaredSum = 0;
+    int32_t validCount = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      const float distance = distances[i];
+      sum += distance;
+      squaredSum += distance * distance;
+      validCount += valid[i] != 0;
+    }
+    const double mean = sum / static_cast<double>(validCount);
+    const double variance = (squaredSum - sum * sum / static_cast<double>(validCount)) / (static_cast<double>(validCount) - 1);
+    const double threshold = mean + stddev * std::sqrt(variance);
+    for (int32_t i = 0; i < n; ++i) keep[i] = distances[i] > threshold ? 0 : 1;
+    return GS_OK;
+  });
+}

@@ -64,6 +64,30 @@ struct SignedDistanceVolumeTests {
     return ((squares / count).squareRoot(), surface.count, angles / count * 180 / .pi)
   }
 
+  /// Updates added by several threads, each its own blocks, give the volume one thread gives,
+  /// bit for bit: the same surface points, normals and colours.
+  @Test(arguments: [2, 3, 4, 7])
+  func stripedIntegrationIsTheSameVolume(stripes: Int) throws {
+    let lattice = try #require(VoxelLattice(centre: .zero, radius: 0.12, voxelSize: 0.001))
+    var serial = try #require(SignedDistanceVolume(lattice: lattice, truncation: 0.003))
+    var striped = serial
+    var rng = SeededGenerator(seed: 11)
+    for _ in 0..<12 {
+      let theta = rng.uniform() * 2 * .pi, phi = acos(0.2 + 0.75 * rng.uniform())
+      let pose = RigidTransform.lookAt(eye: 0.3 * SIMD3(sin(phi) * cos(theta), sin(phi) * sin(theta), cos(phi)), target: .zero, up: [0, 0, 1])
+      let frame = Self.sphereFrame(worldFromCamera: pose, sigmaAt20cm: 0.0005, rng: &rng)
+      let update = serial.band.frameUpdate(frame, worldFromCamera: pose, region: nil)
+      serial.integrate(update)
+      striped.integrate(update, stripes: stripes)
+    }
+    let a = serial.surface(minimumWeight: 2), b = striped.surface(minimumWeight: 2)
+    #expect(a.count > 10_000)
+    #expect(a.positions == b.positions)
+    #expect(a.normals == b.normals)
+    #expect(a.colors == b.colors)
+    #expect(serial.observedCount == striped.observedCount)
+  }
+
   @Test func aNoiselessSphereIsRecoveredToAFractionOfAVoxel() throws {
     let result = try Self.fusedSphere(frames: 24, sigma: 0, seed: 1)
     #expect(result.points > 20_000)

@@ -62,8 +62,20 @@ package enum NativeGeometry {
     return x
   }
 
-  /// Inlier mask of PCL's statistical outlier removal.
-  package static func statisticalInliers(_ points: [SIMD3<Float>], neighbours: Int, stddev: Double) throws(Failure) -> [Bool] {
+  /// Inlier mask of PCL's statistical outlier removal (a point is an outlier when its mean
+  /// distance to its `neighbours` nearest points lies more than `stddev` standard deviations
+  /// above the mean of those distances), the neighbour search on `workers` threads (`nil`: one a
+  /// core); see ``NearestPointIndex/statisticalInliers(neighbours:deviations:workers:)``.
+  package static func statisticalInliers(
+    _ points: [SIMD3<Float>], neighbours: Int, stddev: Double, workers: Int? = nil
+  ) throws(Failure) -> [Bool] {
+    guard points.count > neighbours else { return [Bool](repeating: true, count: points.count) }
+    return try NearestPointIndex(points).statisticalInliers(neighbours: neighbours, deviations: stddev, workers: workers)
+  }
+
+  /// The same mask from PCL's own filter (`pcl::StatisticalOutlierRemoval`, one thread): the
+  /// reference the threaded search is checked against.
+  package static func pclStatisticalInliers(_ points: [SIMD3<Float>], neighbours: Int, stddev: Double) throws(Failure) -> [Bool] {
     let flat = NativeGeometry.packed(points)
     var keep = [UInt8](repeating: 0, count: points.count)
     var message = [CChar](repeating: 0, count: 256)

@@ -33,6 +33,36 @@ package final class NearestPointIndex: @unchecked Sendable {
     return mean
   }
 
+  /// PCL's statistical outlier removal (`pcl::StatisticalOutlierRemoval`) of the tree's own
+  /// points, its neighbour search in contiguous shares on `workers` threads (`nil`: one a core):
+  /// `true` for a point whose mean distance to its `neighbours` nearest other points lies at most
+  /// `deviations` standard deviations above the mean of those distances. The same verdicts as
+  /// PCL's serial filter, whatever the number of threads.
+  package func statisticalInliers(neighbours: Int, deviations: Double, workers: Int? = nil) throws(NativeGeometry.Failure) -> [Bool] {
+    let n = count
+    guard n > neighbours else { return [Bool](repeating: true, count: n) }
+    var distances = [Float](repeating: 0, count: n), valid = [UInt8](repeating: 0, count: n)
+    let shares = n < 1024 ? 1 : workerCount(workers)
+    let failures = ResultSlots<String>(count: shares)  // "" where a share succeeded
+    distances.withUnsafeMutableBufferPointer { distanceBuffer in
+      valid.withUnsafeMutableBufferPointer { validBuffer in
+        let pointers = DistanceBuffers(distances: distanceBuffer.baseAddress, valid: validBuffer.baseAddress)
+        forEachIndexConcurrently(shares, workers: threadsRunning(workers: shares)) { share in
+          var message = [CChar](repeating: 0, count: 256)
+          let begin = Int32(n * share / shares), end = Int32(n * (share + 1) / shares)
+          let status = gs_tree_mean_neighbour_distances(
+            self.tree, begin, end, Int32(neighbours), pointers.distances, pointers.valid, &message, message.count)
+          failures.store(status == GS_OK ? "" : NativeGeometry.text(of: message), at: share)
+        }
+      }
+    }
+    if let failure = failures.takeAll().first(where: { !$0.isEmpty }) { throw NativeGeometry.Failure(description: failure) }
+    var keep = [UInt8](repeating: 0, count: n)
+    var message = [CChar](repeating: 0, count: 256)
+    try NativeGeometry.check(gs_statistical_threshold(distances, valid, Int32(n), deviations, &keep, &message, message.count), message)
+    return keep.map { $0 != 0 }
+  }
+
   /// Each query projected onto the plane of its `neighbours` nearest points, and that plane's
   /// unit normal (see ``NativeGeometry/projectToLocalPlanes(_:queries:neighbours:quadratic:curvatureNeighbours:)``).
   /// Contiguous shares of the queries run on `workers` threads (`nil`: one a core); each query's result depends on it alone,
@@ -75,4 +105,11 @@ private struct SharedBuffers: @unchecked Sendable {
   let out: UnsafeMutablePointer<Float>?
   let normals: UnsafeMutablePointer<Float>?
   let queries: UnsafePointer<Float>?
+}
+
+/// The outputs of one neighbour-distance pass, handed to the worker threads: each share writes
+/// only its own range.
+private struct DistanceBuffers: @unchecked Sendable {
+  let distances: UnsafeMutablePointer<Float>?
+  let valid: UnsafeMutablePointer<UInt8>?
 }
