@@ -41,14 +41,16 @@ public struct ReconstructionOptions: Sendable, Hashable {
   /// ``HeadReconstruction/scale``).
   public var scale = ScaleSource.auto
 
-  /// Worker threads of every parallel stage (observation, focal-length check, fusion,
-  /// cleaning); `nil` (the default): one a core this process may use. At most one a core runs
+  /// Worker threads of every parallel stage (observation, focal-length check, optimisation,
+  /// marker triangulation, fusion, cleaning); `nil` (the default): one a core this process may use. At most one a core runs
   /// at once, so a larger count adds neither speed nor memory; the result does not depend on it.
   public var workers: Int? {
     get { observation.workers }
     set {
       observation.workers = newValue
       intrinsicsCheck.workers = newValue
+      optimisation.workers = newValue
+      resection.workers = newValue
       fusion.workers = newValue
       cleaning.workers = newValue
     }

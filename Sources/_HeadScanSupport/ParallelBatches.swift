@@ -185,8 +185,13 @@ package final class BackgroundValue<Value: Sendable>: @unchecked Sendable {
 /// index as soon as it is free (so slow items do not hold up a whole batch); returns when
 /// every call has returned. Indices are handed out in increasing order. The threads are not
 /// limited to the cores (a batch's workers each wait on a process of their own): CPU-bound
-/// callers pass ``threadsRunning(workers:)``.
+/// callers pass ``threadsRunning(workers:)``. With one worker (or one index) the calls run on
+/// the calling thread, in order: a thread of its own would only add its memory arena.
 package func forEachIndexConcurrently(_ count: Int, workers: Int, _ body: @escaping @Sendable (Int) -> Void) {
+  guard workers > 1 && count > 1 else {
+    for index in 0..<count { body(index) }
+    return
+  }
   let next = IndexDispenser(below: count)
   WorkerThreads(max(1, min(workers, count))) {
     while let index = next.take() { body(index) }

@@ -89,4 +89,21 @@ struct SchurComplementTests {
       for column in 0..<row { #expect(work.s[row * nx + column] == work.s[column * nx + row]) }
     }
   }
+
+  /// Formed on several threads (each its own corners' rows), the reduced system is the one
+  /// thread's bit for bit.
+  @Test(arguments: [2, 3, 5, 64])
+  func threadsFormTheSameSystem(threads: Int) throws {
+    let graph = Self.graph(seed: 7)
+    var one = NormalEquations(for: graph)
+    one.accumulate(graph, delta: 0.001)
+    var many = one
+    one.reduce(lambda: 0.03)
+    many.reduce(lambda: 0.03, threads: threads)
+    #expect(one.s.contains { $0 != 0 })
+    #expect(many.s == one.s)
+    #expect(many.rhs == one.rhs)
+    #expect(many.inverses == one.inverses)
+    #expect(many.invertible == one.invertible)
+  }
 }

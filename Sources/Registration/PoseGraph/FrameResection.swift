@@ -46,7 +46,7 @@ public func resectFrames(_ optimisation: MapOptimisation, options: ResectionOpti
   if options.triangulateMarkers {
     let placed = optimisation.optimisedFrames.filter { solution.frames[$0].rejection == nil }
     let views = placed.compactMap { f in solution.mapFromCamera[f].map { ($0, solution.markers[f]) } }
-    solution.map = triangulateMarkers(solution.map, seenIn: views, colour: colour)
+    solution.map = triangulateMarkers(solution.map, seenIn: views, colour: colour, workers: options.workers)
     result.markersTriangulated = true
   }
   result.optimisation.solution = solution
@@ -96,6 +96,9 @@ public struct ResectionOptions: Sendable, Hashable {
   /// point (triangulation with the frames' poses held). The lifted corners carry the depth
   /// map's error, which is not random where a sticker bends away.
   public var triangulateMarkers = true
+  /// Worker threads the marker corners are triangulated on (`nil`: one a core this process may
+  /// use). The result does not depend on it.
+  public var workers: Int?
 
   /// The defaults.
   public static let `default` = ResectionOptions()

@@ -50,7 +50,8 @@ public func optimiseMap(_ chain: FrameChain, options: OptimisationOptions = .def
     guard !frames.isEmpty else { break }
     var graph = poseGraph(solution, frames: frames, seedMarkerID: chain.seedMarkerID)
     do {
-      try graph.graph.optimise(iterations: options.iterations, delta: options.huberThreshold)
+      try graph.graph.optimise(
+        iterations: options.iterations, delta: options.huberThreshold, threads: threadsRunning(workers: workerCount(options.workers)))
     } catch {
       throw ReconstructionError.numerical(path: solution.context.path, detail: String(describing: error))
     }
@@ -127,6 +128,9 @@ public struct OptimisationOptions: Sendable, Hashable {
   public var frameDeviations = 3.5
   /// Rounds of optimisation and rejection at most.
   public var rounds = 3
+  /// Worker threads the reduced normal equations are formed on (`nil`: one a core this process
+  /// may use). The result does not depend on it.
+  public var workers: Int?
 
   /// The defaults.
   public static let `default` = OptimisationOptions()

@@ -57,8 +57,10 @@ func triangulate(
 ///   - map: marker corners, metres (world or map frame, as the poses).
 ///   - frames: each registered frame's `worldFromCamera` and its detections.
 ///   - colour: the intrinsics of the colour image the corners were found in.
+///   - workers: threads the markers are solved on (`nil`: one a core); the map does not depend on it.
 func triangulateMarkers(
-  _ map: MarkerMap, seenIn frames: [(worldFromCamera: RigidTransform, markers: [LiftedMarker])], colour: CameraIntrinsics
+  _ map: MarkerMap, seenIn frames: [(worldFromCamera: RigidTransform, markers: [LiftedMarker])], colour: CameraIntrinsics,
+  workers: Int? = nil
 ) -> MarkerMap {
   var views: [Int: [[(cameraFromWorld: RigidTransform, pixel: SIMD2<Double>, weight: Double)]]] = [:]
   for frame in frames {
@@ -69,13 +71,20 @@ func triangulateMarkers(
       views[m.id] = perCorner
     }
   }
-  var result = map
-  for (id, perCorner) in views {
-    guard var corners = map[id], corners.count == 4 else { continue }
+  // Each marker corner is solved alone: in parallel, the same map whatever the thread count.
+  let ids = views.keys.sorted(), seen = views
+  let solved = ResultSlots<[SIMD3<Double>]>(count: ids.count)  // empty where the map has no four corners
+  forEachIndexConcurrently(ids.count, workers: threadsRunning(workers: workerCount(workers))) { i in
+    guard var corners = map[ids[i]], corners.count == 4, let perCorner = seen[ids[i]] else {
+      solved.store([], at: i)
+      return
+    }
     for k in 0..<4 {
       if let x = triangulate(corners[k], views: perCorner[k], colour: colour) { corners[k] = x }
     }
-    result[id] = corners
+    solved.store(corners, at: i)
   }
+  var result = map
+  for (id, corners) in zip(ids, solved.takeAll()) where !corners.isEmpty { result[id] = corners }
   return result
 }

@@ -1,4 +1,5 @@
 import PointCloud
+import _HeadScanSupport
 
 /// The buffers of one ``PoseGraph/optimise(iterations:delta:)`` run: the robust normal equations
 /// of every frame and marker corner, and the reduced system over the corners after the frames
@@ -21,9 +22,6 @@ struct NormalEquations {
   var hxx: [Double]
   /// g_x = −Σ w r per corner.
   var gx: [SIMD3<Double>]
-  /// Per frame: the rows of P_c = B_c · H⁻¹ for each of its links (B_c = −w A(q_c), 3 × 6),
-  /// 3 rows each, split into their rotation (first three) and translation (last three) parts.
-  var turnRows: [SIMD3<Double>], shiftRows: [SIMD3<Double>]
   /// Unknowns of the reduced system: 3 per corner.
   let n: Int
   /// The reduced system S Δx = rhs (S row-major n × n).
@@ -37,7 +35,6 @@ struct NormalEquations {
     for o in graph.observations where o.frame != fixedFrame { firstLink[o.frame + 1] += 4 }
     for f in 0..<frameCount { firstLink[f + 1] += firstLink[f] }
     self.firstLink = firstLink
-    let maximumLinks = (0..<frameCount).map { firstLink[$0 + 1] - firstLink[$0] }.max() ?? 0
     links = [Link](repeating: Link(corner: 0, w: 0, q: .zero), count: firstLink[frameCount])
     hff = [Double](repeating: 0, count: 36 * frameCount)
     gf = [Double](repeating: 0, count: 6 * frameCount)
@@ -45,8 +42,6 @@ struct NormalEquations {
     invertible = [Bool](repeating: false, count: frameCount)
     hxx = [Double](repeating: 0, count: cornerCount)
     gx = [SIMD3<Double>](repeating: .zero, count: cornerCount)
-    turnRows = [SIMD3<Double>](repeating: .zero, count: 3 * maximumLinks)
-    shiftRows = [SIMD3<Double>](repeating: .zero, count: 3 * maximumLinks)
     n = 3 * cornerCount
     s = [Double](repeating: 0, count: n * n)
     rhs = [Double](repeating: 0, count: n)
@@ -82,8 +77,13 @@ struct NormalEquations {
     }
   }
 
-  /// The reduced system S Δx = rhs over the corners, damped by `lambda`.
-  mutating func reduce(lambda: Double) {
+  /// The reduced system S Δx = rhs over the corners, damped by `lambda`, formed on `threads`
+  /// threads.
+  ///
+  /// Each thread forms the rows of the corners it owns (corner number modulo the threads), all
+  /// frames in order: every entry of S and rhs is summed by one thread in frame order, so the
+  /// system is the same bit for bit whatever the number of threads.
+  mutating func reduce(lambda: Double, threads: Int = 1) {
     for i in s.indices { s[i] = 0 }
     for c in 0..<cornerCount {
       for d in 0..<3 {
@@ -91,81 +91,34 @@ struct NormalEquations {
         rhs[3 * c + d] = -gx[c][d]  // −g_x
       }
     }
-    for f in 0..<frameCount { eliminate(frame: f, lambda: lambda) }
-    // The frames filled the lower triangle; S is symmetric.
-    s.withUnsafeMutableBufferPointer { s in
-      for row in 0..<n {
-        for column in 0..<row { s[column * n + row] = s[row * n + column] }
-      }
-    }
-  }
-
-  /// Subtracts frame `f`'s Schur complement from the lower triangle of the reduced system
-  /// (nothing for the fixed frame, a frame without observations or one whose damped block is
-  /// not positive definite).
-  ///
-  /// The complement's block for links c, d is `P_c B_dᵀ = −w_d P_c A(q_d)ᵀ`, whose row r is
-  /// `−w_d (p_r × q_d + t_r)` for P_c's row r split into rotation part p_r and translation part
-  /// t_r (`A(q) = [−[q]× | I]`). It is symmetric, so each pair of links gives the one block
-  /// below the diagonal.
-  private mutating func eliminate(frame f: Int, lambda: Double) {
-    invertible[f] = false
-    let range = firstLink[f]..<firstLink[f + 1]
-    guard f != fixedFrame, !range.isEmpty else { return }
-    var h = Array(hff[(36 * f)..<(36 * f + 36)])
-    for i in 0..<6 { h[7 * i] = h[7 * i] * (1 + lambda) + 1e-12 }
-    guard let hinv = PoseGraph.invert6(h) else { return }
-    invertible[f] = true
-    for i in 0..<36 { inverses[36 * f + i] = hinv[i] }
-    // Row m of H⁻¹, for P[r, j] = Σₘ B[r, m] H⁻¹[m, j].
-    let inverseRows = (0..<6).map { m in
-      SIMD8(hinv[6 * m], hinv[6 * m + 1], hinv[6 * m + 2], hinv[6 * m + 3], hinv[6 * m + 4], hinv[6 * m + 5], 0, 0)
-    }
-    let turnGradient = SIMD3(gf[6 * f], gf[6 * f + 1], gf[6 * f + 2])
-    let shiftGradient = SIMD3(gf[6 * f + 3], gf[6 * f + 4], gf[6 * f + 5])
-    let first = range.lowerBound, count = range.count, n = n
+    let stripes = max(1, min(threads, cornerCount)), frameCount = frameCount
     links.withUnsafeBufferPointer { links in
-      turnRows.withUnsafeMutableBufferPointer { turnRows in
-        shiftRows.withUnsafeMutableBufferPointer { shiftRows in
-          s.withUnsafeMutableBufferPointer { s in
-            rhs.withUnsafeMutableBufferPointer { rhs in
-              for l in 0..<count {
-                let link = links[first + l]
-                let a = PoseGraph.jacobian(link.q)
-                for row in 0..<3 {
-                  let bRow = -link.w * (row == 0 ? a.0 : row == 1 ? a.1 : a.2)
-                  var p = SIMD8<Double>.zero
-                  for m in 0..<6 { p += bRow[m] * inverseRows[m] }
-                  turnRows[3 * l + row] = SIMD3(p[0], p[1], p[2])
-                  shiftRows[3 * l + row] = SIMD3(p[3], p[4], p[5])
-                }
-              }
-              // Block (row link's corner, column link's corner) −= P_row B_columnᵀ.
-              func subtract(row: Int, column: Int) {
-                let corner = links[first + row].corner, other = links[first + column]
-                for r in 0..<3 {
-                  let entry = -other.w * (turnRows[3 * row + r].cross(other.q) + shiftRows[3 * row + r])
-                  let start = (3 * corner + r) * n + 3 * other.corner
-                  s[start] -= entry.x
-                  s[start + 1] -= entry.y
-                  s[start + 2] -= entry.z
-                }
-              }
-              for ci in 0..<count {
-                let c = links[first + ci].corner
-                subtract(row: ci, column: ci)
-                for di in (ci + 1)..<count {
-                  let d = links[first + di].corner
-                  if c > d { subtract(row: ci, column: di) } else { subtract(row: di, column: ci) }
-                  if c == d { subtract(row: ci, column: di) }
-                }
-                for r in 0..<3 {
-                  rhs[3 * c + r] += (turnRows[3 * ci + r] * turnGradient).sum() + (shiftRows[3 * ci + r] * shiftGradient).sum()
+      firstLink.withUnsafeBufferPointer { firstLink in
+        hff.withUnsafeBufferPointer { hff in
+          gf.withUnsafeBufferPointer { gf in
+            inverses.withUnsafeMutableBufferPointer { inverses in
+              invertible.withUnsafeMutableBufferPointer { invertible in
+                s.withUnsafeMutableBufferPointer { s in
+                  rhs.withUnsafeMutableBufferPointer { rhs in
+                    let system = Elimination(
+                      links: links, firstLink: firstLink, hff: hff, gf: gf, inverses: inverses, invertible: invertible, s: s, rhs: rhs,
+                      n: n, fixedFrame: fixedFrame, lambda: lambda)
+                    let run = { @Sendable (stripe: Int) in
+                      for f in 0..<frameCount { system.eliminate(frame: f, stripe: stripe, of: stripes) }
+                    }
+                    if stripes == 1 { run(0) } else { forEachIndexConcurrently(stripes, workers: stripes, run) }
+                  }
                 }
               }
             }
           }
         }
+      }
+    }
+    // The frames filled the lower triangle; S is symmetric.
+    s.withUnsafeMutableBufferPointer { s in
+      for row in 0..<n {
+        for column in 0..<row { s[column * n + row] = s[row * n + column] }
       }
     }
   }
@@ -190,5 +143,80 @@ struct NormalEquations {
       candidate.frames[f] = move * graph.frames[f]
     }
     return candidate
+  }
+}
+
+/// The normal equations' buffers as the threads forming the reduced system see them
+/// (``NormalEquations/reduce(lambda:threads:)``): each thread writes only the rows of S and rhs
+/// of its own corners, and the first thread the frames' inverted blocks.
+private struct Elimination: @unchecked Sendable {
+  let links: UnsafeBufferPointer<NormalEquations.Link>
+  let firstLink: UnsafeBufferPointer<Int>
+  let hff: UnsafeBufferPointer<Double>, gf: UnsafeBufferPointer<Double>
+  let inverses: UnsafeMutableBufferPointer<Double>, invertible: UnsafeMutableBufferPointer<Bool>
+  let s: UnsafeMutableBufferPointer<Double>, rhs: UnsafeMutableBufferPointer<Double>
+  let n: Int, fixedFrame: Int, lambda: Double
+
+  /// Subtracts frame `f`'s Schur complement from the rows of the corners whose number is
+  /// `stripe` modulo `stripes`, in the lower triangle of the reduced system (nothing for the
+  /// fixed frame, a frame without observations or one whose damped block is not positive
+  /// definite).
+  ///
+  /// The complement's block for links c, d is `P_c B_dᵀ = −w_d P_c A(q_d)ᵀ`, whose row r is
+  /// `−w_d (p_r × q_d + t_r)` for P_c's row r split into rotation part p_r and translation part
+  /// t_r (`A(q) = [−[q]× | I]`). A row link gives the blocks of every link whose corner is not
+  /// above its own.
+  func eliminate(frame f: Int, stripe: Int, of stripes: Int) {
+    if stripe == 0 { invertible[f] = false }
+    let first = firstLink[f], count = firstLink[f + 1] - first
+    guard f != fixedFrame, count > 0 else { return }
+    var h = Array(hff[(36 * f)..<(36 * f + 36)])
+    for i in 0..<6 { h[7 * i] = h[7 * i] * (1 + lambda) + 1e-12 }
+    guard let hinv = PoseGraph.invert6(h) else { return }
+    if stripe == 0 {
+      invertible[f] = true
+      for i in 0..<36 { inverses[36 * f + i] = hinv[i] }
+    }
+    // Row m of H⁻¹, for P[r, j] = Σₘ B[r, m] H⁻¹[m, j].
+    let inverseRows = (0..<6).map { m in
+      SIMD8(hinv[6 * m], hinv[6 * m + 1], hinv[6 * m + 2], hinv[6 * m + 3], hinv[6 * m + 4], hinv[6 * m + 5], 0, 0)
+    }
+    let turnGradient = SIMD3(gf[6 * f], gf[6 * f + 1], gf[6 * f + 2])
+    let shiftGradient = SIMD3(gf[6 * f + 3], gf[6 * f + 4], gf[6 * f + 5])
+    for l in 0..<count where links[first + l].corner % stripes == stripe {
+      let link = links[first + l], c = link.corner
+      let a = PoseGraph.jacobian(link.q)
+      // The rows of P = B · H⁻¹ (B = −w A(q), 3 × 6), split into their rotation (first three)
+      // and translation (last three) parts.
+      var turnRows = (SIMD3<Double>.zero, SIMD3<Double>.zero, SIMD3<Double>.zero), shiftRows = turnRows
+      for row in 0..<3 {
+        let bRow = -link.w * (row == 0 ? a.0 : row == 1 ? a.1 : a.2)
+        var p = SIMD8<Double>.zero
+        for m in 0..<6 { p += bRow[m] * inverseRows[m] }
+        let turn = SIMD3(p[0], p[1], p[2]), shift = SIMD3(p[3], p[4], p[5])
+        switch row {
+        case 0: (turnRows.0, shiftRows.0) = (turn, shift)
+        case 1: (turnRows.1, shiftRows.1) = (turn, shift)
+        default: (turnRows.2, shiftRows.2) = (turn, shift)
+        }
+      }
+      func turnRow(_ r: Int) -> SIMD3<Double> { r == 0 ? turnRows.0 : r == 1 ? turnRows.1 : turnRows.2 }
+      func shiftRow(_ r: Int) -> SIMD3<Double> { r == 0 ? shiftRows.0 : r == 1 ? shiftRows.1 : shiftRows.2 }
+      // Block (this link's corner, the other link's corner) −= P_this B_otherᵀ.
+      for o in 0..<count {
+        let other = links[first + o]
+        guard other.corner <= c else { continue }
+        for r in 0..<3 {
+          let entry = -other.w * (turnRow(r).cross(other.q) + shiftRow(r))
+          let start = (3 * c + r) * n + 3 * other.corner
+          s[start] -= entry.x
+          s[start + 1] -= entry.y
+          s[start + 2] -= entry.z
+        }
+      }
+      for r in 0..<3 {
+        rhs[3 * c + r] += (turnRow(r) * turnGradient).sum() + (shiftRow(r) * shiftGradient).sum()
+      }
+    }
   }
 }

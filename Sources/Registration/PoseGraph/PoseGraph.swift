@@ -45,16 +45,17 @@ struct PoseGraph {
   /// Per iteration the work is linear in the observations plus one dense solve over the
   /// marker corners (3 × 4 × markers unknowns); the per-frame 6 × 6 blocks live in flat
   /// arrays, so an iteration allocates a fixed handful of buffers, not some per observation.
+  /// The reduced system is formed on `threads` threads (the same system whatever their number).
   /// - Returns: the number of accepted steps.
   @discardableResult
-  mutating func optimise(iterations: Int, delta: Double) throws -> Int {
+  mutating func optimise(iterations: Int, delta: Double, threads: Int = 1) throws -> Int {
     var lambda = 1e-3
     var accepted = 0
     var current = cost(delta: delta)
     var work = NormalEquations(for: self)
     for _ in 0..<iterations {
       work.accumulate(self, delta: delta)
-      work.reduce(lambda: lambda)
+      work.reduce(lambda: lambda, threads: threads)
       let dx = try NativeGeometry.solveSymmetric(work.s, work.rhs)
       let candidate = work.stepped(self, cornerStep: dx)
       let next = candidate.cost(delta: delta)
