@@ -121,7 +121,7 @@ struct BorderEdge {
     var m = [Double](repeating: 0, count: 9), r = SIMD3<Double>.zero
     for (s, e) in points {
       let t = s / length - 0.5
-      let basis = [1, t, t * t]
+      let basis = SIMD3(1, t, t * t)
       for i in 0..<3 {
         for j in 0..<3 { m[3 * i + j] += basis[i] * basis[j] }
         r[i] += basis[i] * e

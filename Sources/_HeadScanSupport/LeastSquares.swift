@@ -11,10 +11,20 @@ package func normalEquations<Samples: Sequence>(
   var a = [Double](repeating: 0, count: n)
   for sample in samples {
     let target = row(sample, &a)
-    for i in 0..<n {
-      v[i] += a[i] * target
-      for j in 0..<n { m[i * n + j] += a[i] * a[j] }
+    // The upper triangle only (aᵢaⱼ = aⱼaᵢ exactly, so the mirror below is the same matrix).
+    a.withUnsafeBufferPointer { a in
+      m.withUnsafeMutableBufferPointer { m in
+        v.withUnsafeMutableBufferPointer { v in
+          for i in 0..<n {
+            v[i] += a[i] * target
+            for j in i..<n { m[i * n + j] += a[i] * a[j] }
+          }
+        }
+      }
     }
+  }
+  for i in 0..<n {
+    for j in 0..<i { m[i * n + j] = m[j * n + i] }
   }
   return (m, v)
 }
