@@ -103,10 +103,20 @@ struct NormalEquations {
                     let system = Elimination(
                       links: links, firstLink: firstLink, hff: hff, gf: gf, inverses: inverses, invertible: invertible, s: s, rhs: rhs,
                       n: n, fixedFrame: fixedFrame, lambda: lambda)
-                    let run = { @Sendable (stripe: Int) in
+                    // First every frame's damped block inverted (each by one thread), then the rows.
+                    let invert = { @Sendable (stripe: Int) in
+                      for f in stride(from: stripe, to: frameCount, by: stripes) { system.invert(frame: f) }
+                    }
+                    let eliminate = { @Sendable (stripe: Int) in
                       for f in 0..<frameCount { system.eliminate(frame: f, stripe: stripe, of: stripes) }
                     }
-                    if stripes == 1 { run(0) } else { forEachIndexConcurrently(stripes, workers: stripes, run) }
+                    if stripes == 1 {
+                      invert(0)
+                      eliminate(0)
+                    } else {
+                      forEachIndexConcurrently(stripes, workers: stripes, invert)
+                      forEachIndexConcurrently(stripes, workers: stripes, eliminate)
+                    }
                   }
                 }
               }
@@ -147,8 +157,8 @@ struct NormalEquations {
 }
 
 /// The normal equations' buffers as the threads forming the reduced system see them
-/// (``NormalEquations/reduce(lambda:threads:)``): each thread writes only the rows of S and rhs
-/// of its own corners, and the first thread the frames' inverted blocks.
+/// (``NormalEquations/reduce(lambda:threads:)``): each frame's inverted block is written by one
+/// thread, and each thread writes only the rows of S and rhs of its own corners.
 private struct Elimination: @unchecked Sendable {
   let links: UnsafeBufferPointer<NormalEquations.Link>
   let firstLink: UnsafeBufferPointer<Int>
@@ -157,29 +167,35 @@ private struct Elimination: @unchecked Sendable {
   let s: UnsafeMutableBufferPointer<Double>, rhs: UnsafeMutableBufferPointer<Double>
   let n: Int, fixedFrame: Int, lambda: Double
 
+  /// Inverts frame `f`'s damped 6 × 6 block into `inverses` (`invertible[f]` false for the fixed
+  /// frame, a frame without observations or a block that is not positive definite).
+  func invert(frame f: Int) {
+    invertible[f] = false
+    guard f != fixedFrame, firstLink[f + 1] > firstLink[f] else { return }
+    var h = Array(hff[(36 * f)..<(36 * f + 36)])
+    for i in 0..<6 { h[7 * i] = h[7 * i] * (1 + lambda) + 1e-12 }
+    guard let hinv = PoseGraph.invert6(h) else { return }
+    invertible[f] = true
+    for i in 0..<36 { inverses[36 * f + i] = hinv[i] }
+  }
+
   /// Subtracts frame `f`'s Schur complement from the rows of the corners whose number is
-  /// `stripe` modulo `stripes`, in the lower triangle of the reduced system (nothing for the
-  /// fixed frame, a frame without observations or one whose damped block is not positive
-  /// definite).
+  /// `stripe` modulo `stripes`, in the lower triangle of the reduced system (nothing for a frame
+  /// whose block ``invert(frame:)`` did not invert).
   ///
   /// The complement's block for links c, d is `P_c B_dᵀ = −w_d P_c A(q_d)ᵀ`, whose row r is
   /// `−w_d (p_r × q_d + t_r)` for P_c's row r split into rotation part p_r and translation part
   /// t_r (`A(q) = [−[q]× | I]`). A row link gives the blocks of every link whose corner is not
   /// above its own.
   func eliminate(frame f: Int, stripe: Int, of stripes: Int) {
-    if stripe == 0 { invertible[f] = false }
     let first = firstLink[f], count = firstLink[f + 1] - first
-    guard f != fixedFrame, count > 0 else { return }
-    var h = Array(hff[(36 * f)..<(36 * f + 36)])
-    for i in 0..<6 { h[7 * i] = h[7 * i] * (1 + lambda) + 1e-12 }
-    guard let hinv = PoseGraph.invert6(h) else { return }
-    if stripe == 0 {
-      invertible[f] = true
-      for i in 0..<36 { inverses[36 * f + i] = hinv[i] }
-    }
+    guard invertible[f], (first..<(first + count)).contains(where: { links[$0].corner % stripes == stripe }) else { return }
     // Row m of H⁻¹, for P[r, j] = Σₘ B[r, m] H⁻¹[m, j].
+    let h = 36 * f
     let inverseRows = (0..<6).map { m in
-      SIMD8(hinv[6 * m], hinv[6 * m + 1], hinv[6 * m + 2], hinv[6 * m + 3], hinv[6 * m + 4], hinv[6 * m + 5], 0, 0)
+      SIMD8(
+        inverses[h + 6 * m], inverses[h + 6 * m + 1], inverses[h + 6 * m + 2], inverses[h + 6 * m + 3], inverses[h + 6 * m + 4],
+        inverses[h + 6 * m + 5], 0, 0)
     }
     let turnGradient = SIMD3(gf[6 * f], gf[6 * f + 1], gf[6 * f + 2])
     let shiftGradient = SIMD3(gf[6 * f + 3], gf[6 * f + 4], gf[6 * f + 5])
