@@ -72,6 +72,33 @@ struct StageTests {
     }
   }
 
+  /// Every stage that runs on several threads (observation, the reduced normal equations, the
+  /// marker triangulation, fusion, the outlier search and the local planes) gives one thread's
+  /// result exactly: the same registration and the same cloud at any worker count.
+  @Test func oneWorkerAndSeveralGiveTheSameHead() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      var o = SimulationOptions()
+      o.frames = 24
+      o.width = 320
+      o.height = 240
+      o.seed = 6
+      let path = folder.appendingPathComponent("scan.rgbdscan").path
+      _ = try simulateScan(o, to: path, format: .stream)
+      let scan = try openScan(at: path)
+      var options = ReconstructionOptions.default
+      options.workers = 1
+      let one = try reconstructHead(scan, options: options)
+      #expect(one.markers.count >= 4 && one.cloud.count > 1000)
+      for workers in [2, 5] {
+        options.workers = workers
+        let several = try reconstructHead(scan, options: options)
+        #expect(several.frames == one.frames, "\(workers) workers")
+        #expect(several.markers == one.markers, "\(workers) workers")
+        #expect(several.cloud == one.cloud, "\(workers) workers")
+      }
+    }
+  }
+
   /// A cap with one marker: every frame has too few usable markers, so nothing can seed the chain.
   @Test func oneMarkerPerFrameIsNotEnoughFramesNotACrash() throws {
     let frames = (0..<8).map { f in Self.observation(f, [Self.lifted(0, at: [0, 0, 0.3], shift: [0.002 * Double(f), 0, 0])]) }
