@@ -31,16 +31,21 @@ struct StageTests {
       lifted: markers, offCapDetections: 0, hasDepth: true)
   }
 
+  /// A default-preset scan of `frames` frames at 320×240 simulated into `folder`, opened.
+  static func smallScan(frames: Int, seed: UInt64, in folder: URL) throws -> any ScanReader {
+    var o = SimulationOptions()
+    o.frames = frames
+    o.width = 320
+    o.height = 240
+    o.seed = seed
+    let path = folder.appendingPathComponent("scan.rgbdscan").path
+    _ = try simulateScan(o, to: path, format: .stream)
+    return try openScan(at: path)
+  }
+
   @Test func stagesRunByHandGiveReconstructHeadsResult() throws {
     try TestFiles.withTemporaryFolder { folder in
-      var o = SimulationOptions()
-      o.frames = 20
-      o.width = 320
-      o.height = 240
-      o.seed = 4
-      let path = folder.appendingPathComponent("scan.rgbdscan").path
-      _ = try simulateScan(o, to: path, format: .stream)
-      let scan = try openScan(at: path)
+      let scan = try Self.smallScan(frames: 20, seed: 4, in: folder)
       let whole = try reconstructHead(scan)
 
       let observed = try observeScan(scan)
@@ -77,14 +82,7 @@ struct StageTests {
   /// result exactly: the same registration and the same cloud at any worker count.
   @Test func oneWorkerAndSeveralGiveTheSameHead() throws {
     try TestFiles.withTemporaryFolder { folder in
-      var o = SimulationOptions()
-      o.frames = 24
-      o.width = 320
-      o.height = 240
-      o.seed = 6
-      let path = folder.appendingPathComponent("scan.rgbdscan").path
-      _ = try simulateScan(o, to: path, format: .stream)
-      let scan = try openScan(at: path)
+      let scan = try Self.smallScan(frames: 24, seed: 6, in: folder)
       var options = ReconstructionOptions.default
       options.workers = 1
       let one = try reconstructHead(scan, options: options)
