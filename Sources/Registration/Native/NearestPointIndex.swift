@@ -42,21 +42,14 @@ package final class NearestPointIndex: @unchecked Sendable {
     let n = count
     guard n > neighbours else { return [Bool](repeating: true, count: n) }
     var distances = [Float](repeating: 0, count: n), valid = [UInt8](repeating: 0, count: n)
-    let shares = n < 1024 ? 1 : workerCount(workers)
-    let failures = ResultSlots<String>(count: shares)  // "" where a share succeeded
-    distances.withUnsafeMutableBufferPointer { distanceBuffer in
-      valid.withUnsafeMutableBufferPointer { validBuffer in
+    try distances.withUnsafeMutableBufferPointer { (distanceBuffer) throws(NativeGeometry.Failure) in
+      try valid.withUnsafeMutableBufferPointer { (validBuffer) throws(NativeGeometry.Failure) in
         let pointers = DistanceBuffers(distances: distanceBuffer.baseAddress, valid: validBuffer.baseAddress)
-        forEachIndexConcurrently(shares, workers: threadsRunning(workers: shares)) { share in
-          var message = [CChar](repeating: 0, count: 256)
-          let begin = Int32(n * share / shares), end = Int32(n * (share + 1) / shares)
-          let status = gs_tree_mean_neighbour_distances(
-            self.tree, begin, end, Int32(neighbours), pointers.distances, pointers.valid, &message, message.count)
-          failures.store(status == GS_OK ? "" : NativeGeometry.text(of: message), at: share)
+        try Self.inShares(of: n, oneShareBelow: 1024, workers: workers) { begin, end, message, capacity in
+          gs_tree_mean_neighbour_distances(self.tree, begin, end, Int32(neighbours), pointers.distances, pointers.valid, message, capacity)
         }
       }
     }
-    if let failure = failures.takeAll().first(where: { !$0.isEmpty }) { throw NativeGeometry.Failure(description: failure) }
     var keep = [UInt8](repeating: 0, count: n)
     var message = [CChar](repeating: 0, count: 256)
     try NativeGeometry.check(gs_statistical_threshold(distances, valid, Int32(n), deviations, &keep, &message, message.count), message)
@@ -75,27 +68,39 @@ package final class NearestPointIndex: @unchecked Sendable {
     let asked = NativeGeometry.packed(queries)
     let m = queries.count
     var out = [Float](repeating: 0, count: asked.count), normals = [Float](repeating: 0, count: asked.count)
-    let shares = m < 64 ? 1 : workerCount(workers)
-    let failures = ResultSlots<String>(count: shares)  // "" where a share succeeded
-    out.withUnsafeMutableBufferPointer { outBuffer in
-      normals.withUnsafeMutableBufferPointer { normalBuffer in
-        asked.withUnsafeBufferPointer { askedBuffer in
+    try out.withUnsafeMutableBufferPointer { (outBuffer) throws(NativeGeometry.Failure) in
+      try normals.withUnsafeMutableBufferPointer { (normalBuffer) throws(NativeGeometry.Failure) in
+        try asked.withUnsafeBufferPointer { (askedBuffer) throws(NativeGeometry.Failure) in
           let pointers = SharedBuffers(out: outBuffer.baseAddress, normals: normalBuffer.baseAddress, queries: askedBuffer.baseAddress)
-          forEachIndexConcurrently(shares, workers: threadsRunning(workers: shares)) { share in
-            var message = [CChar](repeating: 0, count: 256)
-            let begin = Int32(m * share / shares), end = Int32(m * (share + 1) / shares)
-            let status = gs_tree_project_to_local_planes(
+          try Self.inShares(of: m, oneShareBelow: 64, workers: workers) { begin, end, message, capacity in
+            gs_tree_project_to_local_planes(
               self.tree, pointers.queries, begin, end, Int32(neighbours), quadratic ? 1 : 0, Int32(clamping: max(0, curvatureNeighbours)),
-              pointers.out, pointers.normals, &message, message.count)
-            failures.store(status == GS_OK ? "" : NativeGeometry.text(of: message), at: share)
+              pointers.out, pointers.normals, message, capacity)
           }
         }
       }
     }
-    if let failure = failures.takeAll().first(where: { !$0.isEmpty }) { throw NativeGeometry.Failure(description: failure) }
     let moved = (0..<m).map { SIMD3(out[3 * $0], out[3 * $0 + 1], out[3 * $0 + 2]) }
     let units = (0..<m).map { SIMD3(normals[3 * $0], normals[3 * $0 + 1], normals[3 * $0 + 2]) }
     return (moved, units)
+  }
+
+  /// Calls the shim's `pass(begin, end, message, capacity)` over `count` items in contiguous
+  /// shares on `workers` threads (`nil`: one a core; one share below `oneShareBelow` items), and
+  /// throws the message of the first share that failed. Each share touches only its own range.
+  private static func inShares(
+    of count: Int, oneShareBelow: Int, workers: Int?,
+    _ pass: @escaping @Sendable (Int32, Int32, UnsafeMutablePointer<CChar>, Int) -> gs_status
+  ) throws(NativeGeometry.Failure) {
+    let shares = count < oneShareBelow ? 1 : workerCount(workers)
+    let failures = ResultSlots<String>(count: shares)  // "" where a share succeeded
+    forEachIndexConcurrently(shares, workers: threadsRunning(workers: shares)) { share in
+      var message = [CChar](repeating: 0, count: 256)
+      let begin = Int32(count * share / shares), end = Int32(count * (share + 1) / shares)
+      let status = pass(begin, end, &message, message.count)
+      failures.store(status == GS_OK ? "" : NativeGeometry.text(of: message), at: share)
+    }
+    if let failure = failures.takeAll().first(where: { !$0.isEmpty }) { throw NativeGeometry.Failure(description: failure) }
   }
 }
 

@@ -141,13 +141,13 @@ private func observeRun(
     }
     if found == nil { wholeImageSearches += 1 }
     var detected = try found ?? detector.detect(grey: grey, width: width, height: height)
-    if found == nil, let fallback,
-      detected.lazy.filter({ $0.isOnCap(capMarkerCount) }).count < options.markersToPlaceAFrame
-    {
+    var onCap = detected.filter { $0.isOnCap(capMarkerCount) }
+    if found == nil, let fallback, onCap.count < options.markersToPlaceAFrame {
       searchedAgain += 1
       detected = try fallback.detect(grey: grey, width: width, height: height)
+      onCap = detected.filter { $0.isOnCap(capMarkerCount) }
     }
-    tracker.record(detected.filter { $0.isOnCap(capMarkerCount) }, frame: position)
+    tracker.record(onCap, frame: position)
     observations.append(
       observeFrame(
         frame, grey: grey, detected: detected, detector: detector, capMarkerCount: capMarkerCount, sideLength: sideLength,
