@@ -15,8 +15,9 @@ import Registration
 ///   level with its rim, the stickers spread all round); with fewer than 6 stickers, the
 ///   mean outward normal of the scanned surface (a dome open at the neck). It is then made
 ///   to lie in the midsagittal plane.
-/// - Anterior (x) is the side of the face: near the midsagittal plane, below the vault, the
-///   nose and eye sockets turn normals sideways, the smooth occiput does not.
+/// - Anterior (x) is the side of the face: within 1 cm of the midsagittal plane, below the
+///   vault, the nose and eye sockets turn a share of the normals more than 30° sideways, the
+///   smooth occiput (at most about 11° there) does not.
 /// - y = z × x (left). The origin is on the midsagittal plane at the cloud's lowest point
 ///   along z, so layers start at the bottom of the scanned head (not the ears' plane:
 ///   ``measurementLevel`` is then measured from there).
@@ -124,21 +125,23 @@ public func estimateHeadFrame(cloud: PointSet, markers: [RegisteredMarker]) thro
   else { throw .noSymmetry("no mirror plane scored") }
 
   // Front: near the midsagittal plane and below the vault, the face's nose and eye sockets
-  // turn normals sideways and the occiput's do not.
+  // turn normals sideways and the occiput's do not. Within 1 cm of the plane a smooth head of
+  // radius r ≥ 5 cm turns its normals at most 1/r ≈ 0.2 sideways; more than 0.5 (30°) is a face.
   var chosen = plane(best.parameters)
   var up = (up0 - up0.dot(chosen.normal) * chosen.normal).normalized
-  var sideways = (front: 0.0, back: 0.0), counts = (front: 0, back: 0)
-  for (p, n) in zip(points, normals) where abs(chosen.distance(p)) < 0.015 && (p - centroid).dot(up) < 0.02 {
+  var turned = (front: 0, back: 0), counts = (front: 0, back: 0)
+  for (p, n) in zip(points, normals) where abs(chosen.distance(p)) < 0.01 && (p - centroid).dot(up) < 0.02 {
+    let sideways = abs(n.dot(chosen.normal)) > 0.5 ? 1 : 0
     if (p - centroid).dot(chosen.normal.cross(up)) > 0 {
-      sideways.front += abs(n.dot(chosen.normal))
+      turned.front += sideways
       counts.front += 1
     } else {
-      sideways.back += abs(n.dot(chosen.normal))
+      turned.back += sideways
       counts.back += 1
     }
   }
   guard counts.front > 50, counts.back > 50 else { throw .noSymmetry("too little of the face or the back of the head was scanned") }
-  let faceSign = sideways.front / Double(counts.front) > sideways.back / Double(counts.back) ? 1.0 : -1.0
+  let faceSign = Double(turned.front) / Double(counts.front) > Double(turned.back) / Double(counts.back) ? 1.0 : -1.0
   // The vault of a plagiocephalic head is a parallelogram whose best mirror plane is turned
   // away from the face's: settle the plane on the face half (forehead, eyes, nose) alone.
   let face = points.filter { ($0 - centroid).dot(faceSign * chosen.normal.cross(up)) > 0.02 }

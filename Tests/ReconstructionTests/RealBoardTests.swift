@@ -28,13 +28,13 @@ struct RealBoardTests {
     let printed = Dictionary(uniqueKeysWithValues: truth.markers.map { m in (m.id, m.corners.map { SIMD3($0[0], $0[1], $0[2]) }) })
     let result = try reconstructHead(try TUMFolderReader(path: folder.path))
 
-    // At least 90 % of the markers detected in three frames or more are mapped (38 of 40).
+    // Every marker detected in three frames or more is mapped (40 of 40): no count decides.
     let detections = Dictionary(grouping: result.frames.flatMap(\.detectedIDs), by: { $0 }).mapValues(\.count)
     let wellSeen = detections.filter { $0.value >= 3 }.map(\.key)
     let mapped = Set(result.markers.map(\.id))
     #expect(wellSeen.count >= 30)
     #expect(
-      Double(wellSeen.filter(mapped.contains).count) >= 0.9 * Double(wellSeen.count),
+      wellSeen.allSatisfy(mapped.contains),
       "\(wellSeen.filter(mapped.contains).count) of \(wellSeen.count) markers seen in 3 frames mapped")
 
     // The mapped corners against the printed board after the best similarity: within 0.5 mm
@@ -72,7 +72,9 @@ struct RealBoardTests {
   }
 
   /// With the stickers' scale applied (`--scale markers`), the map has the printed board's
-  /// size: the similarity's scale within 0.2 %, the corners within 0.35 mm RMS.
+  /// size: the similarity's scale within 0.2 %, the corners within 0.36 mm RMS (0.354 mm with all
+  /// 40 markers: marker 20, whose 18 views agree to 0.49 mm RMS, lies 0.5–1.1 mm off the printed
+  /// plane along the board's normal, the depth's direction; the other 39 give 0.33 mm).
   @Test(.enabled(if: folder != nil, "../shared/data/truedepth-board is absent"))
   func stickersScaleTheRealBoardToItsPrintedSize() throws {
     let folder = try #require(Self.folder)
@@ -86,7 +88,7 @@ struct RealBoardTests {
     let fit = try #require(Similarity(from: pairs.map(\.0), to: pairs.map(\.1)))
     let line = "real board, stickers' scale: \(result.markers.count) markers, corners \(fit.rms * 1000) mm RMS, scale \((fit.scale - 1) * 100) %"
     print(line)
-    #expect(fit.rms <= 0.00035, "\(line)")
+    #expect(fit.rms <= 0.00036, "\(line)")
     #expect(abs(fit.scale - 1) <= 0.002, "\(line)")
   }
 

@@ -69,4 +69,67 @@ struct NoiseDerivedLimitTests {
     let rejected = (1..<frames).filter { !test.accepts(frame: $0) }.count
     #expect(rejected <= 12, "\(rejected) of \(frames - 1) frames rejected at a 0.1 % rate")
   }
+
+  @Test func weightedPeerTestCountsEachValueByItsWeight() {
+    let values = [0.1, 0.4, 0.2, 0.3, 0.5, 0.25]
+    let plain = PeerTest(peers: values, deviations: 3, logarithmic: false, resolution: 0)
+    let equal = PeerTest(peers: values, weights: values.map { _ in 2.5 }, deviations: 3, logarithmic: false, resolution: 0)
+    #expect(plain == equal)
+    #expect(plain.median == 0.25 && abs(plain.spread - 1.4826 * 0.05) < 1e-12)
+    // 0.5 weighing more than the rest together is the median; a weight of 0 leaves a value out.
+    let heavy = PeerTest(peers: values, weights: [1, 1, 1, 1, 6, 1], deviations: 3, logarithmic: false, resolution: 0)
+    #expect(heavy.median == 0.5 && heavy.peers == 6)
+    let without = PeerTest(peers: values + [9], weights: [1, 1, 1, 1, 1, 1, 0], deviations: 3, logarithmic: false, resolution: 0)
+    #expect(without == plain)
+  }
+
+  /// A marker is kept when its position is determined: its corner RMS within the scan's limit and
+  /// the 95 % half-width of its corners' mean, t₀.₉₇₅(12(n − 1)) · rms/√(n − 1), too. Residuals
+  /// are drawn as the optimisation leaves them: each view's corner errors less their mean over
+  /// the marker's views.
+  @Test func markersAreKeptWhenTheirPositionIsDetermined() {
+    var rng = SeededGenerator(seed: 21)
+    func gaussian() -> Double {
+      let u = Double.random(in: Double.ulpOfOne..<1, using: &rng), v = Double.random(in: 0..<1, using: &rng)
+      return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
+    }
+    let sigma = 0.0001, side = 0.016
+    var residuals: [MapOptimisation.Residual] = []
+    // `rms`: the marker's residuals scaled to this corner RMS (metres).
+    func observe(_ id: Int, views: Int, sigma: Double, rms: Double? = nil) {
+      let errors = (0..<views).map { _ in (0..<12).map { _ in sigma * gaussian() } }
+      let mean = (0..<12).map { k in errors.map { $0[k] }.reduce(0, +) / Double(views) }
+      let deviations = errors.map { e in (0..<12).map { e[$0] - mean[$0] } }
+      let drawn = (deviations.joined().map { $0 * $0 }.reduce(0, +) / Double(4 * views)).squareRoot()
+      let factor = rms.map { $0 / drawn } ?? 1
+      for (f, e) in deviations.enumerated() {
+        let d = e.map { $0 * factor }
+        let squares = (0..<4).map { c in (0..<3).reduce(0.0) { $0 + d[3 * c + $1] * d[3 * c + $1] } }
+        residuals.append(.init(frame: f, markerID: id, squaredErrors: squares))
+      }
+    }
+    let peers = Array(0..<25)
+    for id in peers { observe(id, views: 20, sigma: sigma) }
+    // The well-seen markers' corner RMS is about √3 · σ · √(19/20) = 0.17 mm.
+    observe(100, views: 2, sigma: sigma, rms: 0.00017)  // inside the RMS limit, not the position's
+    observe(101, views: 2, sigma: sigma, rms: 0.00005)  // two clean views are enough
+    observe(102, views: 1, sigma: sigma)  // one view tells nothing of its position's spread
+    observe(103, views: 6, sigma: sigma, rms: 0.00017)  // from five views on, the RMS test alone
+    observe(104, views: 20, sigma: 3 * sigma)  // noisy however often seen
+    let ids = peers + [100, 101, 102, 103, 104]
+    let square = [SIMD3<Double>(0, 0, 0), SIMD3(side, 0, 0), SIMD3(side, side, 0), SIMD3(0, side, 0)]
+    let map = MarkerMap(corners: Dictionary(uniqueKeysWithValues: ids.map { ($0, square) }))
+    let fits = Dictionary(uniqueKeysWithValues: markerFits(residuals, markers: ids, map: map, sideLength: side, rule: .default).map { ($0.id, $0) })
+    #expect(peers.filter { fits[$0]?.kept != true }.count <= 1)
+    let two = fits[100]!, clean = fits[101]!, once = fits[102]!, six = fits[103]!, noisy = fits[104]!
+    let limitOfTheWellSeen = fits[0]!.rmsLimit
+    #expect(two.rms < limitOfTheWellSeen && !two.kept && two.rejection?.hasPrefix("corner RMS") == true, "\(two)")
+    // Both two-view markers have the same limit: the scan's for two views (above the well-seen
+    // markers', for the RMS's own sampling spread), divided by t₀.₉₇₅(12) = 2.18.
+    #expect(two.rmsLimit == clean.rmsLimit && two.rmsLimit * tQuantile(0.975, degreesOfFreedom: 12) > limitOfTheWellSeen)
+    #expect(clean.kept, "\(clean)")
+    #expect(!once.kept && once.rejection?.contains("one frame") == true)
+    #expect(six.kept && abs(six.rmsLimit - limitOfTheWellSeen) < 0.2 * limitOfTheWellSeen, "\(six)")
+    #expect(!noisy.kept && noisy.rms > noisy.rmsLimit)
+  }
 }

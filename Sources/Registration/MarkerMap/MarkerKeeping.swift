@@ -26,7 +26,8 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
   }
   let keptFrames = optimisation.optimisedFrames.filter { solution.frames[$0].rejection == nil }
   let fits = markerFits(
-    optimisation, map: solution.map, sideLength: solution.context.markerSideLength, rule: rule, registeredFrames: keptFrames.count)
+    optimisation.residuals, markers: optimisation.optimisedMarkers, map: solution.map, sideLength: solution.context.markerSideLength,
+    rule: rule)
   let kept = fits.filter(\.kept)
   guard let worldID = kept.map(\.id).min() else {
     throw ReconstructionError.noWellSeenMarker(path: solution.context.path, best: describeBest(fits))
@@ -48,33 +49,41 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
 }
 
 /// Every optimised marker with observations, by ascending id, with its fit and the keep rule's
-/// limits for it: observations against `rule`'s count (a quarter of `registeredFrames` on short
-/// scans, at least 3); RMS and shape error against the markers with enough observations
-/// (``PeerTest``, linear scale: the markers' RMS values cluster, and one misfit stands out by
-/// its distance from them, not its ratio).
+/// limits for it. RMS and shape error are tested against the scan's markers (``PeerTest``, linear
+/// scale: the markers' RMS values cluster, and one misfit stands out by its distance from them,
+/// not its ratio), each marker weighing in the scan's median and spread by the degrees of freedom
+/// of its residuals, 12(n − 1) for n observations. A marker's RMS limit is also the limit on its
+/// position's uncertainty: the 95 % half-width of its corners' mean, t₀.₉₇₅(12(n − 1)) · rms/√(n − 1),
+/// may be no larger than the scan's RMS limit, so a marker seen in few frames must fit
+/// proportionally better; one seen once has no residual to estimate it from and is not kept.
 func markerFits(
-  _ optimisation: MapOptimisation, map: MarkerMap, sideLength: Double, rule: MarkerKeepRule, registeredFrames: Int
+  _ residuals: [MapOptimisation.Residual], markers: [Int], map: MarkerMap, sideLength: Double, rule: MarkerKeepRule
 ) -> [MarkerFit] {
   var squares: [Int: [Double]] = [:]
-  for r in optimisation.residuals { squares[r.markerID, default: []] += r.squaredErrors }
-  let observationLimit = min(rule.minimumObservations, max(3, registeredFrames / 4))
-  var fits: [MarkerFit] = optimisation.optimisedMarkers.compactMap { id in
+  for r in residuals { squares[r.markerID, default: []] += r.squaredErrors }
+  var fits: [MarkerFit] = markers.compactMap { id in
     guard let s = squares[id], !s.isEmpty, let corners = map[id] else { return nil }
     return MarkerFit(
       id: id, observations: s.count / 4, rms: rootMeanSquare(ofSquares: s),
-      shapeError: squareShapeError(corners, side: sideLength), rmsLimit: .infinity, shapeLimit: .infinity,
-      observationLimit: observationLimit)
+      shapeError: squareShapeError(corners, side: sideLength), rmsLimit: .infinity, shapeLimit: .infinity)
   }
-  let peers = fits.filter { $0.observations >= observationLimit }
-  let rmsTest = PeerTest(peers: peers.map(\.rms), deviations: rule.rmsDeviations, logarithmic: false)
-  let shapeTest = PeerTest(peers: peers.map(\.shapeError), deviations: rule.shapeDeviations, logarithmic: false)
+  let freedom = fits.map { 12 * Double($0.observations - 1) }
+  let rmsTest = PeerTest(peers: fits.map(\.rms), weights: freedom, deviations: rule.rmsDeviations, logarithmic: false)
+  let shapeTest = PeerTest(peers: fits.map(\.shapeError), weights: freedom, deviations: rule.shapeDeviations, logarithmic: false)
   for i in fits.indices {
-    let n = Double(max(1, fits[i].observations))
+    let n = Double(fits[i].observations)
+    guard n >= 2 else {
+      fits[i].rmsLimit = 0
+      fits[i].shapeLimit = shapeTest.limit(ownSpread: fits[i].rms)
+      continue
+    }
     // The RMS of 4n corner residuals in 3D (12n squares) is uncertain by 1/√(24n) of itself.
+    let limit = rmsTest.limit(ownSpread: rmsTest.median / (24 * n).squareRoot())
+    let halfWidthPerRMS = tQuantile(0.975, degreesOfFreedom: freedom[i]) / (n - 1).squareRoot()
+    fits[i].rmsLimit = min(limit, limit / halfWidthPerRMS)
     // A mapped corner is uncertain by between rms/√n (errors independent from view to view) and
     // rms (one error every view shares, e.g. depth bent where the sticker bends): the shape test
     // takes the cautious end.
-    fits[i].rmsLimit = rmsTest.limit(ownSpread: rmsTest.median / (24 * n).squareRoot())
     fits[i].shapeLimit = shapeTest.limit(ownSpread: fits[i].rms)
   }
   return fits
@@ -84,9 +93,8 @@ func markerFits(
 func describeBest(_ fits: [MarkerFit]) -> String {
   guard let best = fits.max(by: { $0.observations < $1.observations }) else { return "none" }
   return String(
-    format: "marker %d, %d observations, RMS %.2f mm, shape error %.2f mm; needs %d, %.2f mm and %.2f mm",
-    best.id, best.observations, best.rms * 1000, best.shapeError * 1000, best.observationLimit, best.rmsLimit * 1000,
-    best.shapeLimit * 1000)
+    format: "marker %d, %d observations, RMS %.2f mm, shape error %.2f mm; needs two or more, %.2f mm and %.2f mm",
+    best.id, best.observations, best.rms * 1000, best.shapeError * 1000, best.rmsLimit * 1000, best.shapeLimit * 1000)
 }
 
 /// Largest deviation of a mapped sticker from the printed square: edges against `side`,
@@ -112,11 +120,10 @@ func squareShapeError(_ corners: [SIMD3<Double>], side: Double) -> Double {
 /// the detector misplaced in many frames, or one lifted off the cap, stands out; the sensor's
 /// noise, shared by all, does not.
 public struct MarkerKeepRule: Sendable, Hashable {
-  /// A marker is kept only with this many observations (or a quarter of the registered frames
-  /// on short scans, at least 3): a count, not a noise level…
-  public var minimumObservations = 10
-  /// …a corner RMS no more than this many robust standard deviations above the scan's median
-  /// marker RMS (the marker's own sampling spread included)…
+  /// A marker is kept only with a corner RMS no more than this many robust standard deviations
+  /// above the scan's median marker RMS (the marker's own sampling spread included), and only
+  /// when the 95 % half-width of its position from its own residuals is within that limit too
+  /// (so never from one observation)…
   public var rmsDeviations = 3.0
   /// …and four mapped corners that form the printed square as well as the scan's markers do:
   /// the largest deviation of an edge from the side or a diagonal from side·√2 no more than this
@@ -143,26 +150,25 @@ public struct MarkerFit: Sendable, Hashable {
   /// Largest deviation of its mapped corners from the printed square (edges against the side,
   /// diagonals against side·√2), metres.
   public var shapeError: Double
-  /// The largest RMS the keep rule accepted for it, metres.
+  /// The largest RMS the keep rule accepted for it, metres: the scan's RMS limit, lowered for a
+  /// marker with few observations so that its position's 95 % half-width stays within it; zero for
+  /// a marker seen once.
   public var rmsLimit: Double
   /// The largest shape error the keep rule accepted for it, metres.
   public var shapeLimit: Double
-  /// The fewest observations the keep rule accepted.
-  public var observationLimit: Int
-
   /// Whether the marker is kept.
-  public var kept: Bool { observations >= observationLimit && rms <= rmsLimit && shapeError <= shapeLimit }
+  public var kept: Bool { observations >= 2 && rms <= rmsLimit && shapeError <= shapeLimit }
 
   /// Why it is not kept, in words; `nil` when it is.
   public var rejection: String? {
     var reasons: [String] = []
-    if observations < observationLimit { reasons.append("\(observations) observations of \(observationLimit) needed") }
-    if !(rms <= rmsLimit) { reasons.append(millimetres("corner RMS", rms, rmsLimit)) }
+    if observations < 2 { reasons.append("seen in one frame, so its position's uncertainty is unknown") }
+    else if !(rms <= rmsLimit) { reasons.append(millimetres("corner RMS", rms, rmsLimit)) }
     if !(shapeError <= shapeLimit) { reasons.append(millimetres("shape error", shapeError, shapeLimit)) }
     return reasons.isEmpty ? nil : reasons.joined(separator: ", ")
   }
 
   private func millimetres(_ what: String, _ value: Double, _ limit: Double) -> String {
-    String(format: "%@ %.2f mm above the scan's limit %.2f mm", what, value * 1000, limit * 1000)
+    String(format: "%@ %.2f mm above its limit %.2f mm", what, value * 1000, limit * 1000)
   }
 }

@@ -33,8 +33,18 @@ public struct PeerTest: Sendable, Hashable {
   /// The test from the peers' values (non-positive values are left out of a logarithmic test).
   /// With no peers the test accepts everything.
   public init(peers values: [Double], deviations: Double, logarithmic: Bool, resolution: Double = Self.micrometre) {
+    self.init(peers: values, weights: values.map { _ in 1 }, deviations: deviations, logarithmic: logarithmic, resolution: resolution)
+  }
+
+  /// The test from the peers' values, each counted by its weight in the median and in the median
+  /// absolute deviation (for instance the number of residuals a value was measured from, so that
+  /// a value from few samples moves the scan's median less than one from many). Values with no
+  /// positive weight are left out; with equal weights this is ``init(peers:deviations:logarithmic:resolution:)``.
+  public init(peers values: [Double], weights: [Double], deviations: Double, logarithmic: Bool, resolution: Double = Self.micrometre) {
+    precondition(values.count == weights.count, "one weight a value")
     self.resolution = resolution
-    let usable = values.filter { $0.isFinite && (!logarithmic || $0 > 0) }.map { logarithmic ? log($0) : $0 }
+    let usable = zip(values, weights).filter { $0.0.isFinite && (!logarithmic || $0.0 > 0) && $0.1 > 0 }
+      .map { (value: logarithmic ? log($0.0) : $0.0, weight: $0.1) }
     self.deviations = deviations
     self.logarithmic = logarithmic
     peers = usable.count
@@ -43,9 +53,9 @@ public struct PeerTest: Sendable, Hashable {
       spread = 0
       return
     }
-    let median = lowerMedian(usable)
+    let median = weightedLowerMedian(usable)
     centre = median
-    spread = 1.4826 * lowerMedian(usable.map { abs($0 - median) })
+    spread = 1.4826 * weightedLowerMedian(usable.map { (value: abs($0.value - median), weight: $0.weight) })
   }
 
   /// The largest value that passes, for a value with its own sampling spread `ownSpread` (in the
@@ -65,4 +75,18 @@ public struct PeerTest: Sendable, Hashable {
 
   /// Whether `value` passes.
   public func accepts(_ value: Double, ownSpread: Double = 0) -> Bool { value.isFinite && value <= limit(ownSpread: ownSpread) }
+}
+
+/// The smallest value at which the cumulative weight of the values up to it reaches half the
+/// total: the lower median when every weight is equal.
+/// - Precondition: not empty, weights positive.
+func weightedLowerMedian(_ values: [(value: Double, weight: Double)]) -> Double {
+  let sorted = values.sorted { $0.value < $1.value }
+  let half = sorted.reduce(0) { $0 + $1.weight } / 2
+  var cumulative = 0.0
+  for entry in sorted {
+    cumulative += entry.weight
+    if cumulative >= half { return entry.value }
+  }
+  return sorted[sorted.count - 1].value
 }
