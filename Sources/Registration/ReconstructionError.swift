@@ -26,7 +26,7 @@ public enum ReconstructionError: Error, Sendable, CustomStringConvertible {
       return "\(path): only \(registered) frames could be registered (\(reasons))"
     case .numerical(let path, let detail): return "\(path): registration failed: \(detail)"
     case .noWellSeenMarker(let path, let best):
-      return "\(path): no marker is seen often and consistently enough to define the world frame (best: \(best))"
+      return "\(path): no marker's position is determined well enough to define the world frame (best: \(best))"
     case .voxelGridTooLarge(let path, let across, let voxelSize, let limit):
       return String(
         format: "%@: the head region is %.0f mm across, too wide for the fusion grid at %g mm voxels (at most %.0f mm); use larger voxels",

@@ -192,7 +192,7 @@ struct IntrinsicsCheckTests {
     #expect(!check.consistent && abs(check.relativeDifference - 0.0611) < 0.001)
     let failure = FocalLengthMismatch(underlying: .noWellSeenMarker(path: "scan.rgbdscan", best: "marker 25"), check: check)
     let line = failure.description
-    #expect(line.hasPrefix("scan.rgbdscan: no marker is seen often") && line.contains("628.6 px") && line.contains("592.4"))
+    #expect(line.hasPrefix("scan.rgbdscan: no marker's position is determined") && line.contains("628.6 px") && line.contains("592.4"))
     #expect(line.contains("+6.1 %") && line.contains("--focal-length estimate") && !line.contains("\n"))
     var agreeing = check
     agreeing.focalLengthEstimate = 620

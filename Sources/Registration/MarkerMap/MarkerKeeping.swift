@@ -93,7 +93,7 @@ func markerFits(
 func describeBest(_ fits: [MarkerFit]) -> String {
   guard let best = fits.max(by: { $0.observations < $1.observations }) else { return "none" }
   return String(
-    format: "marker %d, %d observations, RMS %.2f mm, shape error %.2f mm; needs two or more, %.2f mm and %.2f mm",
+    format: "marker %d, %d observations, RMS %.2f mm, shape error %.2f mm; needs two or more observations, RMS at most %.2f mm and shape error at most %.2f mm",
     best.id, best.observations, best.rms * 1000, best.shapeError * 1000, best.rmsLimit * 1000, best.shapeLimit * 1000)
 }
 
