@@ -98,7 +98,11 @@ extension FrameFusion.Projection {
     let outer = sphere.radius + options.headMargin
     let inner = max(0, sphere.radius - (headSized ? 0.05 : options.headMargin))
     let (latticeCentre, latticeRadius) = headSized ? (sphere.centre, outer) : (centroid, extent + options.headMargin)
-    guard let lattice = VoxelLattice(centre: latticeCentre, radius: latticeRadius, voxelSize: options.voxelSize) else {
+    let offset = options.latticeOffset
+    guard (0..<3).allSatisfy({ offset[$0].isFinite && offset[$0] >= 0 && offset[$0] < options.voxelSize }) else {
+      throw .invalidOption(path: path, detail: "the lattice offset must lie within one voxel (each axis from 0 to under the voxel size)")
+    }
+    guard let lattice = VoxelLattice(centre: latticeCentre, radius: latticeRadius, voxelSize: options.voxelSize, offset: offset) else {
       throw .voxelGridTooLarge(
         path: path, across: 2 * latticeRadius, voxelSize: options.voxelSize, limit: VoxelLattice.widest(voxelSize: options.voxelSize))
     }

@@ -6,6 +6,12 @@ public struct FusionOptions: Sendable, Hashable {
   /// 1 mm, 41 cm at 0.2 mm); a wider head region is refused
   /// (`ReconstructionError/voxelGridTooLarge(path:across:voxelSize:limit:)`).
   public var voxelSize = 0.001
+  /// Shift of the voxel grid against the world (metres, each axis from 0 to under
+  /// ``voxelSize``): voxel k spans `k · voxelSize − offset` to `(k + 1) · voxelSize − offset`.
+  /// Where the grid lies against the head is arbitrary (the world is one sticker's frame), and it
+  /// moves the fused surface by a fraction of a voxel; fusing at several offsets measures how
+  /// much that moves the measures (docs/accuracy.md, "Where the voxel grid lies"). Zero by default.
+  public var latticeOffset = SIMD3<Double>.zero
   /// Depth kept beyond the sphere through the markers (the cap's head region).
   public var headMargin = 0.025
   /// Frames fused need at least this many depth-lifted markers: a pose held by two stickers

@@ -141,7 +141,7 @@ private struct RayMarch {
 
   init(lattice: VoxelLattice, truncation: Double, origin: SIMD3<Double>) {
     voxelSize = lattice.voxelSize
-    self.origin = origin / voxelSize - SIMD3<Double>(lattice.originKey)
+    self.origin = (origin + lattice.offset) / voxelSize - SIMD3<Double>(lattice.originKey)
     self.truncation = truncation
     side = Double(lattice.side)
     blocksPerSide = lattice.blocksPerSide

@@ -187,7 +187,7 @@ struct SignedDistanceVolume {
 extension VoxelLattice {
   /// Centre of a voxel given by its offset from the cube's first voxel (world, metres).
   func centre(ofVoxel voxel: SIMD3<Int>) -> SIMD3<Double> {
-    (SIMD3<Double>(voxel &+ originKey) + 0.5) * voxelSize
+    (SIMD3<Double>(voxel &+ originKey) + 0.5) * voxelSize - offset
   }
 
   /// Centre of the voxel of a cell number from ``cell(of:)`` (world, metres).

@@ -1,14 +1,17 @@
 import Registration
 import PointCloud
 
-/// Which voxel of a cube a point falls in: the world grid `floor(p / voxelSize)` (metres),
-/// numbered by 8×8×8-voxel block and position inside the block. A value, safe to use from
-/// the threads that back-project frames.
+/// Which voxel of a cube a point falls in: the world grid `floor((p + offset) / voxelSize)`
+/// (metres), numbered by 8×8×8-voxel block and position inside the block. A value, safe to use
+/// from the threads that back-project frames.
 struct VoxelLattice: Sendable {
   /// Voxel edge, metres.
   let voxelSize: Double
   /// World voxel key of the cube's first voxel.
   let originKey: SIMD3<Int>
+  /// The grid's shift against the world (metres): voxel k spans `k · voxelSize − offset` to
+  /// `(k + 1) · voxelSize − offset` along each axis (``FusionOptions/latticeOffset``).
+  let offset: SIMD3<Double>
   /// Blocks along each edge of the cube.
   let blocksPerSide: Int
   /// Voxels along each edge of the cube.
@@ -22,12 +25,13 @@ struct VoxelLattice: Sendable {
 
   /// The cube of half-edge `radius` around `centre` (metres); `nil` unless the sizes are positive
   /// and finite, the centre within 1 km of the origin, and the cube at most ``widest(voxelSize:)``.
-  init?(centre: SIMD3<Double>, radius: Double, voxelSize: Double) {
+  init?(centre: SIMD3<Double>, radius: Double, voxelSize: Double, offset: SIMD3<Double> = .zero) {
     guard voxelSize.isFinite, voxelSize > 0, radius.isFinite, radius > 0, 2 * radius <= Self.widest(voxelSize: voxelSize),
       (centre * centre).sum() <= 1e6
     else { return nil }
     self.voxelSize = voxelSize
-    let low = ((centre - radius) / voxelSize).rounded(.down)
+    self.offset = offset
+    let low = ((centre - radius + offset) / voxelSize).rounded(.down)
     // Finite and within ±1 km / voxelSize: far inside Int's range.
     guard low.x.magnitude < 1e15, low.y.magnitude < 1e15, low.z.magnitude < 1e15 else { return nil }
     originKey = SIMD3(Int(low.x), Int(low.y), Int(low.z))
@@ -36,7 +40,7 @@ struct VoxelLattice: Sendable {
 
   /// `block × 512 + voxel in block` for a point (world, metres), −1 outside the cube (or not finite).
   func cell(of p: SIMD3<Double>) -> Int {
-    let key = (p / voxelSize).rounded(.down) - SIMD3<Double>(originKey)
+    let key = ((p + offset) / voxelSize).rounded(.down) - SIMD3<Double>(originKey)
     // Compared as doubles first, so a far or non-finite point never reaches Int(_:).
     let limit = Double(side)
     guard key.x >= 0, key.y >= 0, key.z >= 0, key.x < limit, key.y < limit, key.z < limit else { return -1 }
