@@ -126,7 +126,7 @@ public func estimateHeadFrame(cloud: PointSet, markers: [RegisteredMarker]) thro
 
   // Front: near the midsagittal plane and below the vault, the face's nose and eye sockets
   // turn normals sideways and the occiput's do not. Within 1 cm of the plane a smooth head of
-  // radius r ≥ 5 cm turns its normals at most 1/r ≈ 0.2 sideways; more than 0.5 (30°) is a face.
+  // radius r ≥ 5 cm turns its normals at most 1 cm / r ≈ 0.2 sideways; more than 0.5 (30°) is a face.
   var chosen = plane(best.parameters)
   var up = (up0 - up0.dot(chosen.normal) * chosen.normal).normalized
   var turned = (front: 0, back: 0), counts = (front: 0, back: 0)
@@ -141,7 +141,9 @@ public func estimateHeadFrame(cloud: PointSet, markers: [RegisteredMarker]) thro
     }
   }
   guard counts.front > 50, counts.back > 50 else { throw .noSymmetry("too little of the face or the back of the head was scanned") }
-  let faceSign = Double(turned.front) / Double(counts.front) > Double(turned.back) / Double(counts.back) ? 1.0 : -1.0
+  let (frontShare, backShare) = (Double(turned.front) / Double(counts.front), Double(turned.back) / Double(counts.back))
+  guard frontShare != backShare else { throw .noSymmetry("no face found beside the mirror plane: as many normals turn sideways on either side") }
+  let faceSign = frontShare > backShare ? 1.0 : -1.0
   // The vault of a plagiocephalic head is a parallelogram whose best mirror plane is turned
   // away from the face's: settle the plane on the face half (forehead, eyes, nose) alone.
   let face = points.filter { ($0 - centroid).dot(faceSign * chosen.normal.cross(up)) > 0.02 }

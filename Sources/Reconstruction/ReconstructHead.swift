@@ -12,7 +12,7 @@ import _HeadScanSupport
 /// let chain = try chainFrames(observed)                     // place frames through shared markers
 /// let optimised = try optimiseMap(chain)                    // poses and corners together, misfits out
 /// let resected = resectFrames(optimised)                    // low-depth frames and corners from pixels
-/// var registration = try keepMarkers(resected)              // well-seen markers; the world
+/// var registration = try keepMarkers(resected)              // markers whose position is determined; the world
 /// let fused = try fuseFrames(scan, registration: registration)  // pass 2: depth per voxel
 /// var cloud = try cleanCloud(fused)                         // outliers out, local planes, normals
 /// registration = try settleMarkers(registration, on: cloud) // corners onto the surface

@@ -8,7 +8,7 @@ import _TestSupport
 /// frame): `FusionOptions.latticeOffset` shifts it by a fraction of a voxel, so that how much the
 /// measures move with it can be measured, and a shift outside one voxel is refused by name.
 struct LatticeOffsetTests {
-  /// The offsets of docs/accuracy.md's "Voxel lattice" table, in voxels.
+  /// The offsets of docs/accuracy.md's "Where the voxel grid lies" table, in voxels.
   static let offsets: [SIMD3<Double>] = [
     .zero, SIMD3(0.5, 0, 0), SIMD3(0, 0.5, 0), SIMD3(0, 0, 0.5), SIMD3(0.25, 0.25, 0.25), SIMD3(0.3, 0.7, 0.2),
   ]

@@ -83,10 +83,6 @@ struct NoiseDerivedLimitTests {
     #expect(without == plain)
   }
 
-  /// A marker is kept when its position is determined: its corner RMS within the scan's limit and
-  /// the 95 % half-width of its corners' mean, t₀.₉₇₅(12(n − 1)) · rms/√(n − 1), too. Residuals
-  /// are drawn as the optimisation leaves them: each view's corner errors less their mean over
-  /// the marker's views.
   /// One marker's residuals as the optimisation leaves them: `views` views of its four corners
   /// with independent errors of `sigma` a coordinate (metres), less their mean over the views;
   /// with `rms`, scaled to that corner RMS.
@@ -136,6 +132,10 @@ struct NoiseDerivedLimitTests {
     #expect(Double(peersRejected) / Double(25 * scans) < 0.01)
   }
 
+  /// A marker is kept when its position is determined: its corner RMS within the scan's limit and
+  /// t₀.₉₇₅(12(n − 1)) times the RMS error of its corners' mean, rms/√(n − 1), too. Residuals
+  /// are drawn as the optimisation leaves them: each view's corner errors less their mean over
+  /// the marker's views.
   @Test func markersAreKeptWhenTheirPositionIsDetermined() {
     var rng = SeededGenerator(seed: 21)
     let sigma = 0.0001, side = 0.016
@@ -149,7 +149,7 @@ struct NoiseDerivedLimitTests {
     observe(100, views: 2, sigma: sigma, rms: 0.00017)  // inside the RMS limit, not the position's
     observe(101, views: 2, sigma: sigma, rms: 0.00005)  // two clean views are enough
     observe(102, views: 1, sigma: sigma)  // one view tells nothing of its position's spread
-    observe(103, views: 6, sigma: sigma, rms: 0.00017)  // from five views on, the RMS test alone
+    observe(103, views: 6, sigma: sigma, rms: 0.00017)  // from six views on, the RMS test alone
     observe(104, views: 20, sigma: 3 * sigma)  // noisy however often seen
     let ids = peers + [100, 101, 102, 103, 104]
     let square = [SIMD3<Double>(0, 0, 0), SIMD3(side, 0, 0), SIMD3(side, side, 0), SIMD3(0, side, 0)]

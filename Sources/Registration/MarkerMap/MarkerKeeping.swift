@@ -53,8 +53,9 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
 /// scale: the markers' RMS values cluster, and one misfit stands out by its distance from them,
 /// not its ratio), each marker weighing in the scan's median and spread by the degrees of freedom
 /// of its residuals, 12(n − 1) for n observations. A marker's RMS limit is also the limit on its
-/// position's uncertainty: the 95 % half-width of its corners' mean, t₀.₉₇₅(12(n − 1)) · rms/√(n − 1),
-/// may be no larger than the scan's RMS limit, so a marker seen in few frames must fit
+/// position's uncertainty: the RMS error of its corners' mean from its own residuals, rms/√(n − 1)
+/// (3D, like `rms`), times Student's t₀.₉₇₅ for 12(n − 1) degrees of freedom, may be no larger
+/// than the scan's RMS limit, so a marker seen in few frames must fit
 /// proportionally better; one seen once has no residual to estimate it from and is not kept.
 func markerFits(
   _ residuals: [MapOptimisation.Residual], markers: [Int], map: MarkerMap, sideLength: Double, rule: MarkerKeepRule
@@ -92,6 +93,7 @@ func markerFits(
 /// The most-observed marker against its limits, for ``ReconstructionError/noWellSeenMarker(path:best:)``.
 func describeBest(_ fits: [MarkerFit]) -> String {
   guard let best = fits.max(by: { $0.observations < $1.observations }) else { return "none" }
+  if best.observations < 2 { return String(format: "marker %d, seen in one frame; needs two or more", best.id) }
   return String(
     format: "marker %d, %d observations, RMS %.2f mm, shape error %.2f mm; needs two or more observations, RMS at most %.2f mm and shape error at most %.2f mm",
     best.id, best.observations, best.rms * 1000, best.shapeError * 1000, best.rmsLimit * 1000, best.shapeLimit * 1000)
@@ -122,8 +124,8 @@ func squareShapeError(_ corners: [SIMD3<Double>], side: Double) -> Double {
 public struct MarkerKeepRule: Sendable, Hashable {
   /// A marker is kept only with a corner RMS no more than this many robust standard deviations
   /// above the scan's median marker RMS (the marker's own sampling spread included), and only
-  /// when the 95 % half-width of its position from its own residuals is within that limit too
-  /// (so never from one observation)…
+  /// when its position's uncertainty from its own residuals (t₀.₉₇₅ times the RMS error of its
+  /// corners' mean) is within that limit too (so never from one observation)…
   public var rmsDeviations = 3.0
   /// …and four mapped corners that form the printed square as well as the scan's markers do:
   /// the largest deviation of an edge from the side or a diagonal from side·√2 no more than this
@@ -151,7 +153,7 @@ public struct MarkerFit: Sendable, Hashable {
   /// diagonals against side·√2), metres.
   public var shapeError: Double
   /// The largest RMS the keep rule accepted for it, metres: the scan's RMS limit, lowered for a
-  /// marker with few observations so that its position's 95 % half-width stays within it; zero for
+  /// marker with few observations so that its position's uncertainty stays within it; zero for
   /// a marker seen once.
   public var rmsLimit: Double
   /// The largest shape error the keep rule accepted for it, metres.
