@@ -72,20 +72,19 @@ func markerFits(
   let rmsTest = PeerTest(peers: fits.map(\.rms), weights: freedom, deviations: rule.rmsDeviations, logarithmic: false)
   let shapeTest = PeerTest(peers: fits.map(\.shapeError), weights: freedom, deviations: rule.shapeDeviations, logarithmic: false)
   for i in fits.indices {
+    // A mapped corner is uncertain by between rms/√n (errors independent from view to view) and
+    // rms (one error every view shares, e.g. depth bent where the sticker bends): the shape test
+    // takes the cautious end.
+    fits[i].shapeLimit = shapeTest.limit(ownSpread: fits[i].rms)
     let n = Double(fits[i].observations)
     guard n >= 2 else {
       fits[i].rmsLimit = 0
-      fits[i].shapeLimit = shapeTest.limit(ownSpread: fits[i].rms)
       continue
     }
     // The RMS of 4n corner residuals in 3D (12n squares) is uncertain by 1/√(24n) of itself.
     let limit = rmsTest.limit(ownSpread: rmsTest.median / (24 * n).squareRoot())
     let halfWidthPerRMS = tQuantile(0.975, degreesOfFreedom: freedom[i]) / (n - 1).squareRoot()
     fits[i].rmsLimit = min(limit, limit / halfWidthPerRMS)
-    // A mapped corner is uncertain by between rms/√n (errors independent from view to view) and
-    // rms (one error every view shares, e.g. depth bent where the sticker bends): the shape test
-    // takes the cautious end.
-    fits[i].shapeLimit = shapeTest.limit(ownSpread: fits[i].rms)
   }
   return fits
 }
