@@ -20,6 +20,9 @@ public struct FrameFusion: Sendable {
     let centre: SIMD3<Double>
     let inner: Double, outer: Double
     let lattice: VoxelLattice
+    /// The radius of the sphere through the markers where it is head-sized (`nil` for markers on
+    /// a much flatter surface), metres.
+    var headRadius: Double? = nil
 
     /// Back-projects one frame (`worldFromCamera` in metres).
     public func points(of frame: ScanFrame, worldFromCamera: RigidTransform) -> Points {
@@ -106,7 +109,7 @@ extension FrameFusion.Projection {
       throw .voxelGridTooLarge(
         path: path, across: 2 * latticeRadius, voxelSize: options.voxelSize, limit: VoxelLattice.widest(voxelSize: options.voxelSize))
     }
-    self.init(centre: sphere.centre, inner: inner, outer: outer, lattice: lattice)
+    self.init(centre: sphere.centre, inner: inner, outer: outer, lattice: lattice, headRadius: headSized ? sphere.radius : nil)
   }
 }
 

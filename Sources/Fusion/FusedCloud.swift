@@ -76,7 +76,7 @@ func evenlySpread<Item>(_ items: [Item], atMost count: Int?) -> [Item] {
   return (0..<count).map { items[$0 * items.count / count] }
 }
 
-/// The cleaning stage: PCL's statistical outlier removal, then each point projected onto the
+/// The cleaning stage: outliers removed (``CleaningOptions/outlierFactor``), then each point projected onto the
 /// plane of its ``CleaningOptions/neighbours`` nearest points and moved by that plane's
 /// curvature offset (``CleaningOptions/curvatureNeighbours``), with the plane's normal turned
 /// away from the head's centre. A cloud of no more points than the neighbours is returned as it
@@ -87,8 +87,8 @@ public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default)
   var positions = fused.points.positions, colours = fused.points.colors
   guard positions.count > options.neighbours else { return fused.points }
   do {
-    let keep = try NativeGeometry.statisticalInliers(
-      positions, neighbours: options.neighbours, stddev: options.outlierDeviations, workers: options.workers)
+    let keep = try NativeGeometry.medianRelativeInliers(
+      positions, neighbours: options.neighbours, factor: options.outlierFactor, workers: options.workers)
     positions = zip(positions, keep).filter(\.1).map(\.0)
     colours = zip(colours, keep).filter(\.1).map(\.0)
     guard positions.count > options.neighbours else { return PointSet(positions: positions, colors: colours) }
@@ -118,7 +118,8 @@ func fuseSignedDistance(
     throw ReconstructionError.invalidOption(
       path: scan.path, detail: "the signed-distance truncation must be a positive length and at least one observation required")
   }
-  let region = SignedDistanceVolume.Region(centre: projection.centre, inner: projection.inner, outer: projection.outer)
+  let region = SignedDistanceVolume.Region(
+    centre: projection.centre, inner: projection.inner, outer: projection.outer, headRadius: projection.headRadius)
   // Each worker's frame and sums' table, and the integrated updates' arrays, serve the next frames.
   let workers = workerCount(options.workers)
   let spares = SparePool<FusionBuffers>(limit: threadsRunning(workers: workers))
@@ -156,11 +157,17 @@ private struct FusionBuffers: Sendable {
 
 /// Settings of the cleaning stage (``cleanCloud(_:options:)``).
 public struct CleaningOptions: Sendable, Hashable {
-  /// Neighbours for the statistical outlier removal and the local-plane smoothing.
+  /// Neighbours for the outlier test and the local-plane smoothing.
   public var neighbours = 20
-  /// Points whose mean neighbour distance lies more than this many standard deviations above
-  /// the cloud's mean are removed.
-  public var outlierDeviations = 2.0
+  /// A point whose mean distance to its ``neighbours`` nearest points is more than this many
+  /// times the median point's is removed: 2. The fused surface is sampled where it crosses the
+  /// voxel edges, so a point on it has its neighbours at the surface's own spacing (for 20
+  /// neighbours and 1 mm voxels the median is about 1.45 mm, and 99.9 % of a head's points lie
+  /// within 1.75 times it); a point twice as far from its neighbours as the median one is off
+  /// the sampled surface. The median is the surface's, whatever else the cloud holds, so the
+  /// verdict on a point of the head does not change when stray points or a face are added or
+  /// removed elsewhere (a limit from the cloud's mean and standard deviation moves with them).
+  public var outlierFactor = 2.0
   /// Nearest points of the wider patch whose least-squares quadratic gives the surface's
   /// curvature for the smoothing: a point projected onto its neighbours' plane is moved by the
   /// plane's offset from that curved surface (about E[s²]/(2R) inside a convex surface of

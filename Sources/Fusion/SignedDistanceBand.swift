@@ -96,13 +96,26 @@ struct SignedDistanceBand: Sendable {
   static let stripRays = 32
 
   /// The pixel step that puts neighbouring rays about one voxel apart where this frame sees the
-  /// head: the voxel size over a pixel's footprint (median depth not beyond `region` / fx), rounded,
-  /// at least 1. Finer rays only add samples of the same voxels from the same frame, whose noise
+  /// head: the voxel size over a pixel's footprint at the head's typical depth / fx, rounded, at
+  /// least 1. Finer rays only add samples of the same voxels from the same frame, whose noise
   /// the other frames average anyway (TrueDepth at 20–40 cm: 0.35–0.7 mm a pixel, so a step of 2
   /// at 1 mm voxels).
+  ///
+  /// The head's typical depth comes from the frame's pose and the head sphere (the sphere through
+  /// the markers): the median depth of a sphere's visible half, the distance to its centre less
+  /// its radius over √2 (half the area of the disc it shows lies within 1/√2 of the disc's
+  /// radius). It depends on no depth pixel, so a frame gets the same step whatever else its depth
+  /// holds (hands, a table, a face removed from a de-identified copy). Without a head sphere (a
+  /// flat calibration board), or with the camera inside it, it is the median of the frame's depth
+  /// not beyond the region's far side.
   func pixelStep(for frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?) -> Int {
     let depth = frame.depth
     guard depth.intrinsics.fx.isFinite, depth.intrinsics.fx > 0, depth.metres.count == depth.width * depth.height else { return 1 }
+    if let region, let radius = region.headRadius {
+      let offset = worldFromCamera.translation - region.centre
+      let headDepth = (offset * offset).sum().squareRoot() - radius / 2.0.squareRoot()
+      if headDepth > 0 { return step(atDepth: headDepth, fx: depth.intrinsics.fx) }
+    }
     // No depth beyond the region's far side is on the head.
     let farthest = region.map { r -> Double in
       let offset = worldFromCamera.translation - r.centre
@@ -120,9 +133,12 @@ struct SignedDistanceBand: Sendable {
     }
     guard !sample.isEmpty else { return 1 }
     sample.sort()
-    let median = Double(sample[sample.count / 2])
-    let footprint = median / depth.intrinsics.fx
-    let ratio = lattice.voxelSize / footprint
+    return step(atDepth: Double(sample[sample.count / 2]), fx: depth.intrinsics.fx)
+  }
+
+  /// The voxel size over a pixel's footprint at `depth` metres (`depth` / `fx`), rounded, 1 to 16.
+  func step(atDepth depth: Double, fx: Double) -> Int {
+    let ratio = lattice.voxelSize / (depth / fx)
     guard ratio.isFinite else { return 1 }
     return Int(min(16, max(1, ratio)).rounded())
   }

@@ -48,6 +48,8 @@ struct SignedDistanceVolume {
     var centre: SIMD3<Double>
     var inner: Double
     var outer: Double
+    /// The head sphere's radius (the sphere through the markers), where it is head-sized.
+    var headRadius: Double? = nil
   }
 
   let lattice: VoxelLattice

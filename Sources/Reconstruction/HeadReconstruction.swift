@@ -67,7 +67,7 @@ public struct ReconstructionTimings: Sendable, Hashable {
   public var registration = 0.0
   /// Pass 2: reading the registered frames again, back-projecting and averaging per voxel (with ICP if asked).
   public var fusion = 0.0
-  /// Statistical outlier removal and smoothing onto local planes (normals).
+  /// Outlier removal and smoothing onto local planes (normals).
   public var cleaning = 0.0
   /// Settling the markers onto the surface and re-expressing the world.
   public var settling = 0.0

@@ -5,7 +5,6 @@
 
 #include <Eigen/Dense>
 #include <Eigen/Geometry>
-#include <pcl/filters/statistical_outlier_removal.h>
 #include <pcl/kdtree/kdtree_flann.h>
 #include <pcl/point_cloud.h>
 #include <pcl/point_types.h>
@@ -234,30 +233,6 @@ void gs_release_freed_memory(void) {
 #endif
 }
 
-gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbours, double stddev,
-                                  uint8_t *keep, char *message, size_t message_capacity) {
-  return guarded(message, message_capacity, [&]() {
-    if (xyz == nullptr || keep == nullptr || n < 0 || neighbours < 1) {
-      copy_message(message, message_capacity, "invalid outlier-removal arguments");
-      return GS_INVALID_ARGUMENT;
-    }
-    std::memset(keep, 0, (size_t)n);
-    if (n <= neighbours) {
-      std::memset(keep, 1, (size_t)n);
-      return GS_OK;
-    }
-    auto cloud = to_cloud(xyz, n);
-    pcl::StatisticalOutlierRemoval<pcl::PointXYZ> filter;
-    filter.setInputCloud(cloud);
-    filter.setMeanK(neighbours);
-    filter.setStddevMulThresh(stddev);
-    pcl::Indices kept;
-    filter.filter(kept);
-    for (auto i : kept) keep[i] = 1;
-    return GS_OK;
-  });
-}
-
 struct gs_tree {
   pcl::KdTreeFLANN<pcl::PointXYZ> tree;
 };
@@ -445,27 +420,3 @@ gs_status gs_tree_mean_neighbour_distances(const gs_tree *tree, int32_t begin, i
   });
 }
 
-gs_status gs_statistical_threshold(const float *distances, const uint8_t *valid, int32_t n, double stddev, uint8_t *keep,
-                                   char *message, size_t message_capacity) {
-  return guarded(message, message_capacity, [&]() {
-    if (distances == nullptr || valid == nullptr || keep == nullptr || n < 0) {
-      copy_message(message, message_capacity, "invalid outlier-threshold arguments");
-      return GS_INVALID_ARGUMENT;
-    }
-    // PCL's second pass, term for term: sums over every point (a point without neighbours adds
-    // 0), divided by the valid count.
-    double sum = 0, squaredSum = 0;
-    int32_t validCount = 0;
-    for (int32_t i = 0; i < n; ++i) {
-      const float distance = distances[i];
-      sum += distance;
-      squaredSum += distance * distance;
-      validCount += valid[i] != 0;
-    }
-    const double mean = sum / static_cast<double>(validCount);
-    const double variance = (squaredSum - sum * sum / static_cast<double>(validCount)) / (static_cast<double>(validCount) - 1);
-    const double threshold = mean + stddev * std::sqrt(variance);
-    for (int32_t i = 0; i < n; ++i) keep[i] = distances[i] > threshold ? 0 : 1;
-    return GS_OK;
-  });
-}

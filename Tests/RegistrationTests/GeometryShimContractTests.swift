@@ -13,9 +13,9 @@ struct GeometryShimContractTests {
     var rotation = [Double](repeating: 0, count: 9), translation = [Double](repeating: 0, count: 3), rms = 0.0
     let fit = message { gs_rigid_fit(nil, nil, 4, &rotation, &translation, &rms, $0, $1) }
     #expect(fit.0 == GS_INVALID_ARGUMENT && !fit.1.isEmpty)
-    var keep = [UInt8](repeating: 0, count: 4)
-    let outliers = message { gs_statistical_outliers(nil, 4, 8, 2, &keep, $0, $1) }
-    #expect(outliers.0 == GS_INVALID_ARGUMENT && !outliers.1.isEmpty)
+    var distances = [Float](repeating: 0, count: 4), valid = [UInt8](repeating: 0, count: 4)
+    let neighbourDistances = message { gs_tree_mean_neighbour_distances(nil, 0, 4, 8, &distances, &valid, $0, $1) }
+    #expect(neighbourDistances.0 == GS_INVALID_ARGUMENT && !neighbourDistances.1.isEmpty)
     var x = [Double](repeating: 0, count: 2)
     let solve = message { gs_solve_symmetric(2, nil, nil, &x, $0, $1) }
     #expect(solve.0 == GS_INVALID_ARGUMENT)

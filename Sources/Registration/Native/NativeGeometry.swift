@@ -62,25 +62,20 @@ package enum NativeGeometry {
     return x
   }
 
-  /// Inlier mask of PCL's statistical outlier removal (a point is an outlier when its mean
-  /// distance to its `neighbours` nearest points lies more than `stddev` standard deviations
-  /// above the mean of those distances), the neighbour search on `workers` threads (`nil`: one a
-  /// core); see ``NearestPointIndex/statisticalInliers(neighbours:deviations:workers:)``.
-  package static func statisticalInliers(
-    _ points: [SIMD3<Float>], neighbours: Int, stddev: Double, workers: Int? = nil
+  /// Inlier mask of the cleaning's outlier test: a point is kept when its mean distance to its
+  /// `neighbours` nearest other points is at most `factor` times the median point's, the
+  /// neighbour search on `workers` threads (`nil`: one a core). On a sampled surface the median
+  /// is the surface's own spacing, so the test does not depend on what else the cloud holds.
+  /// A non-finite point is not kept. Every point is kept when there are no more than `neighbours`.
+  package static func medianRelativeInliers(
+    _ points: [SIMD3<Float>], neighbours: Int, factor: Double, workers: Int? = nil
   ) throws(Failure) -> [Bool] {
     guard points.count > neighbours else { return [Bool](repeating: true, count: points.count) }
-    return try NearestPointIndex(points).statisticalInliers(neighbours: neighbours, deviations: stddev, workers: workers)
-  }
-
-  /// The same mask from PCL's own filter (`pcl::StatisticalOutlierRemoval`, one thread): the
-  /// reference the threaded search is checked against.
-  package static func pclStatisticalInliers(_ points: [SIMD3<Float>], neighbours: Int, stddev: Double) throws(Failure) -> [Bool] {
-    let flat = NativeGeometry.packed(points)
-    var keep = [UInt8](repeating: 0, count: points.count)
-    var message = [CChar](repeating: 0, count: 256)
-    try check(gs_statistical_outliers(flat, Int32(points.count), Int32(neighbours), stddev, &keep, &message, message.count), message)
-    return keep.map { $0 != 0 }
+    let (distances, valid) = try NearestPointIndex(points).meanNeighbourDistances(neighbours: neighbours, workers: workers)
+    let measured = zip(distances, valid).filter { $0.1 != 0 }.map { Double($0.0) }
+    guard !measured.isEmpty else { return [Bool](repeating: false, count: points.count) }
+    let limit = factor * lowerMedian(measured)
+    return zip(distances, valid).map { $0.1 != 0 && Double($0.0) <= limit }
   }
 
   /// Each query projected onto the plane of its `neighbours` nearest points of `cloud`, and

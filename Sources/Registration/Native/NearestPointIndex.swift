@@ -33,14 +33,11 @@ package final class NearestPointIndex: @unchecked Sendable {
     return mean
   }
 
-  /// PCL's statistical outlier removal (`pcl::StatisticalOutlierRemoval`) of the tree's own
-  /// points, its neighbour search in contiguous shares on `workers` threads (`nil`: one a core):
-  /// `true` for a point whose mean distance to its `neighbours` nearest other points lies at most
-  /// `deviations` standard deviations above the mean of those distances. The same verdicts as
-  /// PCL's serial filter, whatever the number of threads.
-  package func statisticalInliers(neighbours: Int, deviations: Double, workers: Int? = nil) throws(NativeGeometry.Failure) -> [Bool] {
+  /// Each of the tree's own points' mean distance to its `neighbours` nearest other points
+  /// (units of the points), and whether it was computed (a finite point); the search in
+  /// contiguous shares on `workers` threads (`nil`: one a core). Needs more points than neighbours.
+  package func meanNeighbourDistances(neighbours: Int, workers: Int? = nil) throws(NativeGeometry.Failure) -> (distances: [Float], valid: [UInt8]) {
     let n = count
-    guard n > neighbours else { return [Bool](repeating: true, count: n) }
     var distances = [Float](repeating: 0, count: n), valid = [UInt8](repeating: 0, count: n)
     try distances.withUnsafeMutableBufferPointer { (distanceBuffer) throws(NativeGeometry.Failure) in
       try valid.withUnsafeMutableBufferPointer { (validBuffer) throws(NativeGeometry.Failure) in
@@ -50,10 +47,7 @@ package final class NearestPointIndex: @unchecked Sendable {
         }
       }
     }
-    var keep = [UInt8](repeating: 0, count: n)
-    var message = [CChar](repeating: 0, count: 256)
-    try NativeGeometry.check(gs_statistical_threshold(distances, valid, Int32(n), deviations, &keep, &message, message.count), message)
-    return keep.map { $0 != 0 }
+    return (distances, valid)
   }
 
   /// Each query projected onto the plane of its `neighbours` nearest points, and that plane's

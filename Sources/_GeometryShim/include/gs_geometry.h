@@ -42,10 +42,6 @@ void gs_return_large_blocks(size_t threshold);
 gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double *x, char *message,
                              size_t message_capacity);
 
-/* Statistical outlier removal (pcl::StatisticalOutlierRemoval): keep[i] = 1 for inliers. */
-gs_status gs_statistical_outliers(const float *xyz, int32_t n, int32_t neighbours, double stddev,
-                                  uint8_t *keep, char *message, size_t message_capacity);
-
 /* Point-to-point ICP of source onto target (pcl::IterativeClosestPoint). Writes the 4×4
    row-major transform (target ← source), convergence, and the fitness before and after: the
    mean over the source points of the squared distance to their nearest target point, clipped
@@ -79,18 +75,11 @@ gs_status gs_tree_mean_clipped_squared_distance(const gs_tree *tree, const float
                                                 double limit, double *mean, char *message,
                                                 size_t message_capacity);
 
-/* The first pass of PCL's statistical outlier removal, for points begin..<end of the tree's own
-   cloud: the mean distance to each point's `neighbours` nearest other points (distances[i]) and
+/* For points begin..<end of the tree's own cloud: the mean distance to each point's `neighbours` nearest other points (distances[i]) and
    whether it was found (valid[i]; 0 for a non-finite point, whose distance is 0). The tree is
    only read: disjoint ranges may run at once from several threads. */
 gs_status gs_tree_mean_neighbour_distances(const gs_tree *tree, int32_t begin, int32_t end, int32_t neighbours,
                                            float *distances, uint8_t *valid, char *message, size_t message_capacity);
-
-/* The second pass of PCL's statistical outlier removal over the n mean distances of
-   gs_tree_mean_neighbour_distances: keep[i] = 1 unless distances[i] lies more than `stddev`
-   standard deviations above their mean (mean and deviation over the valid points, as PCL). */
-gs_status gs_statistical_threshold(const float *distances, const uint8_t *valid, int32_t n, double stddev, uint8_t *keep,
-                                   char *message, size_t message_capacity);
 
 #ifdef __cplusplus
 }
