@@ -20,8 +20,8 @@ struct LatticeOffsetTests {
   }
 
   /// The bundled scan and a 36-frame default-preset head (CVAI 6, CI 84, seed 8) at six offsets:
-  /// each is a different fused surface (the offset is used), the circumference and CI stay
-  /// within 0.1 of their spread's middle, and CVAI within 0.15 points of it. Prints each
+  /// each is a different fused surface (the offset is used), the circumference and CI spread
+  /// over no more than 0.2, and CVAI over no more than 0.15 points. Prints each
   /// scan's values for the documented table.
   @Test func theMeasuresMoveLittleWithTheLattice() throws {
     try TestFiles.withTemporaryFolder { folder in
@@ -36,7 +36,7 @@ struct LatticeOffsetTests {
           spread(circumference).low, spread(circumference).high, reports.count)
         print(line)
         #expect(Set(cvai).count > 1, "the offset changes the fused surface: \(line)")
-        #expect(spread(cvai).high - spread(cvai).low <= 0.3, "\(line)")
+        #expect(spread(cvai).high - spread(cvai).low <= 0.15, "\(line)")
         #expect(spread(ci).high - spread(ci).low <= 0.2 && spread(circumference).high - spread(circumference).low <= 0.2, "\(line)")
       }
     }
