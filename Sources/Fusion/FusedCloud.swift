@@ -82,8 +82,13 @@ func evenlySpread<Item>(_ items: [Item], atMost count: Int?) -> [Item] {
 /// away from the head's centre. A cloud of no more points than the neighbours is returned as it
 /// is (no normals).
 /// - Returns: positions (world, metres), outward unit normals and colours.
-/// - Throws: `ReconstructionError/numerical(path:detail:)` when PCL fails.
+/// - Throws: `ReconstructionError/invalidOption(path:detail:)` for no neighbours or an outlier
+///   factor below 1; `ReconstructionError/numerical(path:detail:)` when PCL fails.
 public func cleanCloud(_ fused: FusedCloud, options: CleaningOptions = .default) throws -> PointSet {
+  guard options.neighbours >= 1, options.outlierFactor.isFinite, options.outlierFactor >= 1 else {
+    throw ReconstructionError.invalidOption(
+      path: fused.path, detail: "the cleaning needs at least one neighbour and an outlier factor of at least 1")
+  }
   var positions = fused.points.positions, colours = fused.points.colors
   guard positions.count > options.neighbours else { return fused.points }
   do {
@@ -164,9 +169,10 @@ public struct CleaningOptions: Sendable, Hashable {
   /// voxel edges, so a point on it has its neighbours at the surface's own spacing (for 20
   /// neighbours and 1 mm voxels the median is about 1.45 mm, and 99.9 % of a head's points lie
   /// within 1.75 times it); a point twice as far from its neighbours as the median one is off
-  /// the sampled surface. The median is the surface's, whatever else the cloud holds, so the
+  /// the sampled surface. The median is the surface's while the head is most of the cloud, so the
   /// verdict on a point of the head does not change when stray points or a face are added or
   /// removed elsewhere (a limit from the cloud's mean and standard deviation moves with them).
+  /// Must be at least 1 (a smaller factor would remove most of the surface).
   public var outlierFactor = 2.0
   /// Nearest points of the wider patch whose least-squares quadratic gives the surface's
   /// curvature for the smoothing: a point projected onto its neighbours' plane is moved by the

@@ -102,9 +102,10 @@ struct SignedDistanceBand: Sendable {
   /// at 1 mm voxels).
   ///
   /// The head's typical depth comes from the frame's pose and the head sphere (the sphere through
-  /// the markers): the median depth of a sphere's visible half, the distance to its centre less
-  /// its radius over √2 (half the area of the disc it shows lies within 1/√2 of the disc's
-  /// radius). It depends on no depth pixel, so a frame gets the same step whatever else its depth
+  /// the markers): about the median depth of a sphere's visible half, the distance to its centre
+  /// less its radius over √2 (seen from afar, half the area of the disc it shows lies within 1/√2
+  /// of the disc's radius; nearer, the true median is a little smaller, which only makes the rays
+  /// finer). It depends on no depth pixel, so a frame gets the same step whatever else its depth
   /// holds (hands, a table, a face removed from a de-identified copy). Without a head sphere (a
   /// flat calibration board), or with the camera inside it, it is the median of the frame's depth
   /// not beyond the region's far side.
@@ -113,8 +114,8 @@ struct SignedDistanceBand: Sendable {
     guard depth.intrinsics.fx.isFinite, depth.intrinsics.fx > 0, depth.metres.count == depth.width * depth.height else { return 1 }
     if let region, let radius = region.headRadius {
       let offset = worldFromCamera.translation - region.centre
-      let headDepth = (offset * offset).sum().squareRoot() - radius / 2.0.squareRoot()
-      if headDepth > 0 { return step(atDepth: headDepth, fx: depth.intrinsics.fx) }
+      let distance = (offset * offset).sum().squareRoot()
+      if distance > radius { return step(atDepth: distance - radius / 2.0.squareRoot(), fx: depth.intrinsics.fx) }
     }
     // No depth beyond the region's far side is on the head.
     let farthest = region.map { r -> Double in

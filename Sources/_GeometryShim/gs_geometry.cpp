@@ -400,7 +400,7 @@ gs_status gs_tree_mean_neighbour_distances(const gs_tree *tree, int32_t begin, i
       copy_message(message, message_capacity, "neighbour distances need more points than neighbours");
       return GS_INVALID_ARGUMENT;
     }
-    // As pcl::StatisticalOutlierRemoval::applyFilterIndices: one more neighbour, since the
+    // One more neighbour than asked, since the
     // results include the query point (first, at distance 0); the mean of the others' distances.
     const int32_t searched = neighbours + 1;
     pcl::Indices indices(searched);

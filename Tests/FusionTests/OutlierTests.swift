@@ -3,6 +3,7 @@ import PointCloud
 import Testing
 import _HeadScanSupport
 
+@testable import Fusion
 @testable import Registration
 
 /// The cleaning stage's outlier test (`NativeGeometry.medianRelativeInliers`): a point is removed
@@ -59,6 +60,53 @@ struct OutlierTests {
     let together = try NativeGeometry.medianRelativeInliers(points + other, neighbours: 20, factor: 2, workers: 2)
     #expect(Array(together[0..<20_000]) == Array(alone[0..<20_000]))
     #expect(together[points.count...].contains(false), "the rough patch's points are judged too")
+  }
+
+  /// The factor is the limit itself: on a flat 1 mm grid (every inner point's 20 neighbours at
+  /// the same distances, which are the median), a point lifted off the grid until its own mean
+  /// distance to its 20 nearest points is 1.9 times the median is kept, one lifted to 2.1 times
+  /// is removed, and every grid point, the edges' too, is kept. The distances here are found by
+  /// brute force, apart from the k-d tree the test runs on.
+  @Test func theLimitIsTwiceTheMedianPointsDistance() throws {
+    let side = 60
+    let grid = (0..<side * side).map { SIMD3<Float>(Float($0 % side) * 0.001, Float($0 / side) * 0.001, 0) }
+    func meanDistance(_ p: SIMD3<Float>) -> Double {
+      let d = grid.map { q -> Double in
+        let e = SIMD3<Double>(q) - SIMD3<Double>(p)
+        return (e * e).sum().squareRoot()
+      }.filter { $0 > 0 }.sorted()
+      return d.prefix(20).reduce(0, +) / 20
+    }
+    let median = meanDistance(grid[30 * side + 30])
+    func lifted(_ index: Int, times: Double) -> SIMD3<Float> {
+      var low = 0.0, high = 0.05
+      for _ in 0..<50 {
+        let h = (low + high) / 2
+        if meanDistance(grid[index] + SIMD3(0, 0, Float(h))) < times * median { low = h } else { high = h }
+      }
+      return grid[index] + SIMD3(0, 0, Float((low + high) / 2))
+    }
+    let points = grid + [lifted(15 * side + 15, times: 1.9), lifted(45 * side + 45, times: 2.1)]
+    let keep = try NativeGeometry.medianRelativeInliers(points, neighbours: 20, factor: 2, workers: 2)
+    #expect(keep[grid.count], "the point at 1.9 times the median is kept")
+    #expect(!keep[grid.count + 1], "the point at 2.1 times the median is removed")
+    #expect(keep[0..<grid.count].allSatisfy { $0 })
+  }
+
+  /// The cleaning refuses options that would empty or break it, naming the scan.
+  @Test(arguments: [(20, 0.5), (20, Double.nan), (0, 2.0)])
+  func cleaningRefusesANonsensicalOutlierTest(neighbours: Int, factor: Double) throws {
+    let cloud = FusedCloud(
+      path: "scan.rgbdscan", points: PointSet(positions: LocalSurfaceProjectionTests.sphereCap(sigma: 0, seed: 1)), headCentre: .zero,
+      framesFused: 1, refinedPoses: [:])
+    var options = CleaningOptions.default
+    options.neighbours = neighbours
+    options.outlierFactor = factor
+    #expect {
+      try cleanCloud(cloud, options: options)
+    } throws: { error in
+      String(describing: error).hasPrefix("scan.rgbdscan: ")
+    }
   }
 
   /// No more points than neighbours: everything is kept.

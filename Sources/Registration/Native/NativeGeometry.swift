@@ -64,8 +64,9 @@ package enum NativeGeometry {
 
   /// Inlier mask of the cleaning's outlier test: a point is kept when its mean distance to its
   /// `neighbours` nearest other points is at most `factor` times the median point's, the
-  /// neighbour search on `workers` threads (`nil`: one a core). On a sampled surface the median
-  /// is the surface's own spacing, so the test does not depend on what else the cloud holds.
+  /// neighbour search on `workers` threads (`nil`: one a core). On a sampled surface that makes
+  /// up most of the cloud the median is the surface's own spacing, so the test does not depend
+  /// on what else the cloud holds.
   /// A non-finite point is not kept. Every point is kept when there are no more than `neighbours`.
   package static func medianRelativeInliers(
     _ points: [SIMD3<Float>], neighbours: Int, factor: Double, workers: Int? = nil
