@@ -62,9 +62,11 @@ public func measureHead(points: [SIMD3<Double>], options: SlicingOptions = .defa
 extension HeadMeasurement {
   /// The measured head: the indices into ``layers`` of the unbroken run of layers around the
   /// measurement level (no height step over 1.5 layer spacings) whose contours are at least
-  /// `minimumMeasuredFraction` measured. Layers outside it lie above or below where the scan
-  /// measured the whole contour (the vertex, the neck, bridged holes). Nil when the layer
-  /// nearest h* is itself less measured.
+  /// `minimumMeasuredFraction` measured and, above the fitted band (the longest layer + 10 mm),
+  /// each shorter than the one below it: the vault narrows towards its vertex, so a longer layer
+  /// there is the band slicing the flat crown or stray points, not a contour. Layers outside it
+  /// lie above or below where the scan measured the whole contour (the vertex, the neck, bridged
+  /// holes). Nil when the layer nearest h* is itself less measured.
   /// - Parameter minimumMeasuredFraction: 0…1, e.g. 0.9.
   public func measuredLayerRange(minimumMeasuredFraction: Double) -> ClosedRange<Int>? {
     guard !layers.isEmpty else { return nil }
@@ -76,7 +78,12 @@ extension HeadMeasurement {
     else { return nil }
     var low = centre, high = centre
     while low > 0, layers[low - 1].measuredFraction >= minimumMeasuredFraction, heights[low] - heights[low - 1] <= 1.5 * spacing { low -= 1 }
-    while high < layers.count - 1, layers[high + 1].measuredFraction >= minimumMeasuredFraction, heights[high + 1] - heights[high] <= 1.5 * spacing {
+    // Above the fitted band the vault narrows towards its vertex: a layer there longer than the
+    // one below it is not a contour of the vault (the band slicing the flat crown, stray points).
+    let bandTop = level.longestLayerHeight + 10
+    while high < layers.count - 1, layers[high + 1].measuredFraction >= minimumMeasuredFraction, heights[high + 1] - heights[high] <= 1.5 * spacing,
+      heights[high + 1] <= bandTop || layers[high + 1].contour.perimeter < layers[high].contour.perimeter
+    {
       high += 1
     }
     return low...high

@@ -59,9 +59,9 @@ public enum HeadPlots {
   /// Perimeter against height over the measured head only, the fitted band and h*.
   ///
   /// Shows the unbroken run of layers around h* whose contours are at least
-  /// `minimumMeasuredFraction` measured (``HeadMeasurement/measuredLayerRange(minimumMeasuredFraction:)``)
-  /// and says where it ends; layers beyond it (the vertex, the neck) are bridged more than
-  /// measured and are left out. Empty when no layer qualifies.
+  /// `minimumMeasuredFraction` measured and, above the fitted band, narrowing
+  /// (``HeadMeasurement/measuredLayerRange(minimumMeasuredFraction:)``), and says where it ends;
+  /// layers beyond it (the vertex, the neck) are left out. Empty when no layer qualifies.
   public static func perimeterByHeight(_ m: HeadMeasurement, minimumMeasuredFraction: Double = measuredLayerFraction) -> String {
     let run = m.measuredLayerRange(minimumMeasuredFraction: minimumMeasuredFraction)
     let shown = run.map { Array(m.layers[$0]) } ?? m.layers.filter { $0.measuredFraction >= minimumMeasuredFraction }

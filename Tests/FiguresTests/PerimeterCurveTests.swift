@@ -38,6 +38,36 @@ struct PerimeterCurveTests {
     #expect(svg.contains("\(m.layers.count - run.count) less measured layers beyond it not shown"))
   }
 
+  /// Above the fitted band the run ends before a layer longer than the one below it: the same
+  /// ellipsoid measured all round up to 92 mm, with a ring of stray points 45 mm out at 85–86 mm
+  /// (where the vault's contour is 27 mm out), ends at the layer below the ring.
+  @Test func theRunEndsWhereTheVaultStopsNarrowing() throws {
+    var points: [SIMD3<Double>] = []
+    var z = -5.0
+    while z < 92 {
+      let s = (1 - z * z / (95 * 95)).squareRoot()
+      for degree in 0..<360 {
+        for offset in [0.25, 0.75] {
+          let angle = (Double(degree) + offset) * .pi / 180
+          points.append(SIMD3(75 * s * cos(angle), 62 * s * sin(angle), z) / 1000)
+        }
+      }
+      z += 0.5
+    }
+    for degree in 0..<360 {
+      for height in [85.0, 85.5, 86.0] {
+        let angle = Double(degree) * .pi / 180
+        points.append(SIMD3(45 * cos(angle), 45 * sin(angle), height) / 1000)
+      }
+    }
+    let m = try measureHead(points: points)
+    let run = try #require(m.measuredLayerRange(minimumMeasuredFraction: 0.9))
+    let last = m.layers[run.upperBound]
+    #expect(last.contour.height < 85 && last.contour.height >= 83, "run ends at \(last.contour.height) mm")
+    let next = m.layers[run.upperBound + 1]
+    #expect(next.contour.perimeter > last.contour.perimeter, "the layer beyond is the longer one")
+  }
+
   @Test func aLevelLessMeasuredThanAskedHasNoRun() throws {
     let m = try Self.head()
     #expect(m.measuredLayerRange(minimumMeasuredFraction: 1.01) == nil)
