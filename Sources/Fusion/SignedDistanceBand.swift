@@ -112,16 +112,15 @@ struct SignedDistanceBand: Sendable {
   func pixelStep(for frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?) -> Int {
     let depth = frame.depth
     guard depth.intrinsics.fx.isFinite, depth.intrinsics.fx > 0, depth.metres.count == depth.width * depth.height else { return 1 }
-    if let region, let radius = region.headRadius {
-      let offset = worldFromCamera.translation - region.centre
-      let distance = (offset * offset).sum().squareRoot()
-      if distance > radius { return step(atDepth: distance - radius / 2.0.squareRoot(), fx: depth.intrinsics.fx) }
+    var farthest = Double.infinity
+    if let region {
+      let fromCentre = (worldFromCamera.translation - region.centre).length
+      if let radius = region.headRadius, fromCentre > radius {
+        return step(atDepth: fromCentre - radius / 2.0.squareRoot(), fx: depth.intrinsics.fx)
+      }
+      // No depth beyond the region's far side is on the head.
+      farthest = fromCentre + region.outer
     }
-    // No depth beyond the region's far side is on the head.
-    let farthest = region.map { r -> Double in
-      let offset = worldFromCamera.translation - r.centre
-      return (offset * offset).sum().squareRoot() + r.outer
-    } ?? .infinity
     // A coarse sample of the depth (every 8th pixel each way) is enough for its median.
     var sample: [Float] = []
     sample.reserveCapacity(depth.metres.count / 64 + 1)
