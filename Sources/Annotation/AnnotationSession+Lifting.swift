@@ -50,7 +50,7 @@ extension AnnotationSession {
 
   /// The measures a complete set of landmarks gives on this reconstruction: the head frame of
   /// the landmarks and `measure`'s own slicing (`MeasureOptions.default`: longer-diagonal CVAI,
-  /// binned-median contours), without the bootstrap intervals.
+  /// fitted contours), without the bootstrap intervals.
   /// - Throws: `LandmarkError` naming `path`, or `FileProblem` when the head gives no closed layer.
   public func preview(_ file: LandmarkFile, path: String) throws -> (measures: HeadShapeMeasures, level: Double, headFromWorld: RigidTransform) {
     var frame = try HeadFrameEstimate.fromLandmarks(file, path: path, scan: scan, reconstruction: reconstruction)

@@ -50,18 +50,17 @@ struct FourierContourFit {
   /// order; a smaller order's are their leading block, so each order costs only small solves.
   static func crossValidatedOrder(_ samples: [(theta: Double, r: Double)], maximum: Int) -> Int {
     let folds = 5, n = 2 * maximum + 1
-    var gram = [[Double]](repeating: [Double](repeating: 0, count: n * n), count: folds)
-    var moment = [[Double]](repeating: [Double](repeating: 0, count: n), count: folds)
-    var rows: [[Double]] = [], fold: [Int] = []
+    // Fold f's normal equations: gram[f * n * n ..< (f + 1) * n * n] (upper triangle), moment[f * n ..< (f + 1) * n].
+    var gram = [Double](repeating: 0, count: folds * n * n), moment = [Double](repeating: 0, count: folds * n)
+    // Each sample's basis row, one after another (n values a sample).
+    var rows = [Double](repeating: 0, count: samples.count * n), fold: [Int] = []
+    fold.reserveCapacity(samples.count)
     var basis = [Double](repeating: 0, count: n)
-    for s in samples {
+    for (k, s) in samples.enumerated() {
       row(s.theta, harmonics: maximum, into: &basis)
       let f = Int(s.theta / (2 * .pi) * 36) % folds
-      for i in 0..<n {
-        moment[f][i] += basis[i] * s.r
-        for j in i..<n { gram[f][i * n + j] += basis[i] * basis[j] }
-      }
-      rows.append(basis)
+      basis.withUnsafeBufferPointer { accumulate($0, from: 0, count: n, weight: 1, target: s.r, gram: &gram, moment: &moment, at: f) }
+      rows.withUnsafeMutableBufferPointer { r in for i in 0..<n { r[k * n + i] = basis[i] } }
       fold.append(f)
     }
     var best = (order: 1, error: Double.infinity)
@@ -72,8 +71,8 @@ struct FourierContourFit {
         var a = [Double](repeating: 0, count: m * m), b = [Double](repeating: 0, count: m)
         for f in 0..<folds where f != held {
           for i in 0..<m {
-            b[i] += moment[f][i]
-            for j in i..<m { a[i * m + j] += gram[f][i * n + j] }
+            b[i] += moment[f * n + i]
+            for j in i..<m { a[i * m + j] += gram[f * n * n + i * n + j] }
           }
         }
         for i in 0..<m { for j in 0..<i { a[i * m + j] = a[j * m + i] } }
@@ -81,9 +80,9 @@ struct FourierContourFit {
           error = .infinity
           break
         }
-        for (k, r) in rows.enumerated() where fold[k] == held {
+        for k in samples.indices where fold[k] == held {
           var predicted = 0.0
-          for i in 0..<m { predicted += r[i] * x[i] }
+          for i in 0..<m { predicted += rows[k * n + i] * x[i] }
           error += (predicted - samples[k].r) * (predicted - samples[k].r)
         }
       }
@@ -92,27 +91,57 @@ struct FourierContourFit {
     return best.order
   }
 
+  /// Adds one weighted sample, its basis row `x[start ..< start + n]`, to normal equations block
+  /// `block` of `gram` (upper triangle of each n × n block) and `moment`.
+  @inline(__always)
+  static func accumulate(
+    _ x: UnsafeBufferPointer<Double>, from start: Int, count n: Int, weight: Double, target: Double,
+    gram: inout [Double], moment: inout [Double], at block: Int
+  ) {
+    gram.withUnsafeMutableBufferPointer { g in
+      moment.withUnsafeMutableBufferPointer { m in
+        let g0 = block * n * n, m0 = block * n
+        for i in 0..<n {
+          let wi = weight * x[start + i]
+          m[m0 + i] += wi * target
+          let row = g0 + i * n
+          for j in i..<n { g[row + j] += wi * x[start + j] }
+        }
+      }
+    }
+  }
+
   /// Least squares at `harmonics`, then three rounds of Tukey's biweight (c = 4.685 robust σ, σ
   /// from the median absolute residual). Returns the coefficients and the kept points' RMS.
   static func robustFit(_ samples: [(theta: Double, r: Double)], harmonics: Int) -> ([Double], Double)? {
     let n = 2 * harmonics + 1
     var weights = [Double](repeating: 1, count: samples.count)
     var residuals = [Double](repeating: 0, count: samples.count)
+    // Each sample's basis row, one after another (n values a sample): the rounds reuse them.
+    var rows = [Double](repeating: 0, count: samples.count * n)
     var basis = [Double](repeating: 0, count: n)
+    for (k, s) in samples.enumerated() {
+      row(s.theta, harmonics: harmonics, into: &basis)
+      rows.withUnsafeMutableBufferPointer { r in for i in 0..<n { r[k * n + i] = basis[i] } }
+    }
     var x: [Double] = []
     for round in 0..<4 {
       var a = [Double](repeating: 0, count: n * n), b = [Double](repeating: 0, count: n)
-      for (k, s) in samples.enumerated() where weights[k] > 0 {
-        row(s.theta, harmonics: harmonics, into: &basis)
-        for i in 0..<n {
-          b[i] += weights[k] * basis[i] * s.r
-          for j in i..<n { a[i * n + j] += weights[k] * basis[i] * basis[j] }
+      rows.withUnsafeBufferPointer { r in
+        for (k, s) in samples.enumerated() where weights[k] > 0 {
+          accumulate(r, from: k * n, count: n, weight: weights[k], target: s.r, gram: &a, moment: &b, at: 0)
         }
       }
       for i in 0..<n { for j in 0..<i { a[i * n + j] = a[j * n + i] } }
       guard let solution = solveLinearSystem(a, b) else { return nil }
       x = solution
-      for (k, s) in samples.enumerated() { residuals[k] = s.r - evaluateFourier(x, s.theta) }
+      rows.withUnsafeBufferPointer { r in
+        for (k, s) in samples.enumerated() {
+          var fitted = 0.0
+          for i in 0..<n { fitted += r[k * n + i] * solution[i] }
+          residuals[k] = s.r - fitted
+        }
+      }
       guard round < 3, !residuals.isEmpty else { break }
       let scale = 1.4826 * upperMedian(residuals.map(abs))
       guard scale > 0 else { break }

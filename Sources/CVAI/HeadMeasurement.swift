@@ -1,4 +1,5 @@
 import Foundation
+import _HeadScanSupport
 
 /// The clinical measures of a head from its surface points.
 public struct HeadMeasurement: Sendable {
@@ -36,19 +37,22 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
 /// Layers every `options.spacing` mm from 0 up to the highest closed one; the
 /// measurement level h* is the parabola vertex over the longest layer ± 10 mm;
 /// the measures come from the contour estimated at h*.
+/// - Parameter workers: threads estimating layers (`nil`: one a core this process may use); the
+///   result is the same for any number.
 /// - Throws: ``MeasurementError``.
-public func measureHead(points: [SIMD3<Double>], options: SlicingOptions = .default) throws(MeasurementError) -> HeadMeasurement {
+public func measureHead(points: [SIMD3<Double>], options: SlicingOptions = .default, workers: Int? = nil) throws(MeasurementError) -> HeadMeasurement {
   let millimetres = points.map { $0 * 1000 }
   guard let top = millimetres.map(\.z).max(), top > 0 else { throw .noClosedLayer }
   func closed(_ e: LayerEstimate) -> Bool {
     e.measuredFraction >= options.minimumMeasuredFraction && e.largestGap <= options.maximumGap
   }
-  var layers: [LayerEstimate] = []
-  var h = 0.0
-  while h <= top {
-    if let e = estimateLayer(points: millimetres, height: h, options: options), closed(e) { layers.append(e) }
-    h += options.spacing
+  let heights = Array(sequence(first: 0.0) { $0 + options.spacing }.prefix { $0 <= top })
+  // Layers are independent: estimated on every core, kept in height order.
+  let estimates = ResultSlots<LayerEstimate?>(count: heights.count)
+  forEachIndexConcurrently(heights.count, workers: threadsRunning(workers: workerCount(workers))) { k in
+    estimates.store(estimateLayer(points: millimetres, height: heights[k], options: options), at: k)
   }
+  let layers = heights.indices.compactMap { estimates.take($0) }.filter(closed)
   guard !layers.isEmpty else { throw .noClosedLayer }
   let level = MeasurementLevel(heights: layers.map(\.contour.height), perimeters: layers.map(\.contour.perimeter))
   guard let atLevel = estimateLayer(points: millimetres, height: level.height, options: options) else { throw .noClosedLayer }

@@ -30,7 +30,7 @@ public struct SlicingOptions: Sendable, Hashable {
   /// ``ContourMethod/fourierFit``: the largest order cross-validation may choose).
   public var harmonics = 16
   /// How a layer's points become its contour.
-  public var contour = ContourMethod.binnedMedians
+  public var contour = ContourMethod.fourierFit
   /// Measured bins are smoothed over ± this many neighbouring measured bins (a local line
   /// through their medians, evaluated at the bin: their average when none is missing).
   public var smoothingBins = 2
@@ -58,7 +58,12 @@ public struct SlicingOptions: Sendable, Hashable {
 
 /// Estimates the contour of the layer `z = height` from head-frame points (millimetres).
 ///
-/// Points within the band are binned by angle (1°) around their centroid; each
+/// ``ContourMethod/fourierFit`` (the default): a radius function r(θ) of up to 16 harmonics
+/// fitted to every point of the band by least squares about the points' mean, its order the one
+/// that predicts left-out 10° sectors best, outliers down-weighted by Tukey's biweight, then
+/// refitted at that order about the first curve's area centroid.
+///
+/// ``ContourMethod/binnedMedians``: points within the band are binned by angle (1°) around their centroid; each
 /// bin's radius is the median of its points (robust to noise and stray points),
 /// smoothed with its measured neighbours (±2°: noise would otherwise lengthen the
 /// perimeter, and sharp features stay sharp) by a local least-squares line evaluated at the
@@ -152,11 +157,16 @@ func fitFourier(_ samples: [(theta: Double, r: Double)], harmonics: Int) -> [Dou
   return solveNormalEquations(rows: rows, targets: samples.map(\.r))
 }
 
+/// The series [a0, a1, b1, a2, b2, …] at `theta`; cos kθ and sin kθ by the angle-addition
+/// recurrence (one cosine and one sine a call, not two a harmonic).
 func evaluateFourier(_ c: [Double], _ theta: Double) -> Double {
   var r = c[0]
+  let c1 = cos(theta), s1 = sin(theta)
+  var (ck, sk) = (1.0, 0.0)
   var k = 1
   while 2 * k < c.count {
-    r += c[2 * k - 1] * cos(Double(k) * theta) + c[2 * k] * sin(Double(k) * theta)
+    (ck, sk) = (ck * c1 - sk * s1, sk * c1 + ck * s1)
+    r += c[2 * k - 1] * ck + c[2 * k] * sk
     k += 1
   }
   return r

@@ -58,7 +58,7 @@ public struct MeasureIntervals: Sendable, Hashable, Codable, HeadMeasureValues {
 }
 
 /// Bootstrap intervals for `measurement` of the head-frame `points` (metres, as given to
-/// ``measureHead(points:options:)``). Deterministic for a seed.
+/// ``measureHead(points:options:workers:)``). Deterministic for a seed.
 /// - Parameters:
 ///   - replicates: how many bootstrap draws (200 gives percentiles to about ±0.5 %).
 ///   - denominator: which diagonal divides CVA in the CVAI interval.
@@ -67,7 +67,8 @@ public struct MeasureIntervals: Sendable, Hashable, Codable, HeadMeasureValues {
 /// - Returns: `nil` when fewer than half the replicates close their contour.
 public func bootstrapIntervals(
   points: [SIMD3<Double>], measurement: HeadMeasurement, replicates: Int = 200, seed: UInt64 = 1,
-  denominator: CVAIDenominator = .longer, options: SlicingOptions = .default, uncertainty: MeasurementUncertainty = .none
+  denominator: CVAIDenominator = .longer, options: SlicingOptions = .default, uncertainty: MeasurementUncertainty = .none,
+  workers: Int? = nil
 ) -> MeasureIntervals? {
   let heights = measurement.layers.map(\.contour.height), perimeters = measurement.layers.map(\.contour.perimeter)
   // Residuals of the level's parabola, over the layers it was fitted to.
@@ -82,9 +83,9 @@ public func bootstrapIntervals(
   let near = nearMetres.map { $0 * 1000 }
   // The contour's roughness at the estimate's level.
   let roughness = uncertainty.contourRoughness ? BinnedRadii(near.filter { abs($0.z - measurement.level.height) <= options.halfBand }, options: options).roughness() : nil
-  var random = SeededGenerator(seed: seed)
-  var samples: [[Double]] = []
-  for _ in 0..<replicates {
+  // One bootstrap replicate: the measures and h* it draws, nil when its contour does not close.
+  let replicate: @Sendable (UInt64) -> [Double]? = { seed in
+    var random = SeededGenerator(seed: seed)
     var redrawn = perimeters
     if let r = residuals, !r.fitted.isEmpty {
       for (k, i) in fitted.enumerated() { redrawn[i] = r.fitted[k] + r.residuals[random.below(r.residuals.count)] }
@@ -96,12 +97,12 @@ public func bootstrapIntervals(
       source = nearMetres.map { move.frame.apply($0) * (1000 * move.scale) }
     }
     var band = source.filter { abs($0.z - level.height) <= options.halfBand }
-    guard !band.isEmpty else { continue }
+    guard !band.isEmpty else { return nil }
     if uncertainty.surfaceSD > 0 { band = movedRadially(band, by: uncertainty.drawnSurfaceOffset(&random)) }
-    let drawn = (0..<band.count).map { _ in band[random.below(band.count)] }
-    guard let e = estimateLayer(points: drawn, height: level.height, options: options),
+    let resampled = (0..<band.count).map { _ in band[random.below(band.count)] }
+    guard let e = estimateLayer(points: resampled, height: level.height, options: options),
       e.measuredFraction >= options.minimumMeasuredFraction, e.largestGap <= options.maximumGap
-    else { continue }
+    else { return nil }
     var contour = e.contour
     if let roughness {
       // Added to the replicate's contour, after its own smoothing: the roughness was measured
@@ -112,9 +113,18 @@ public func bootstrapIntervals(
         return radialFactor(d, by: offset).map { centre + d * $0 } ?? p
       }
     }
-    guard let m = HeadShapeMeasures(contour: contour) else { continue }
-    samples.append(HeadMeasure.allCases.map { $0.value(in: m, denominator: denominator) } + [level.height])
+    guard let m = HeadShapeMeasures(contour: contour) else { return nil }
+    return HeadMeasure.allCases.map { $0.value(in: m, denominator: denominator) } + [level.height]
   }
+  // Each replicate draws from a generator of its own (seeded from `seed`), so the replicates run
+  // on every core and the result does not depend on how many there are.
+  var master = SeededGenerator(seed: seed)
+  let seeds = (0..<replicates).map { _ in master.next() }
+  let drawn = ResultSlots<[Double]?>(count: replicates)
+  forEachIndexConcurrently(replicates, workers: threadsRunning(workers: workerCount(workers))) { index in
+    drawn.store(replicate(seeds[index]), at: index)
+  }
+  let samples = drawn.takeAll().compactMap { $0 }
   guard samples.count * 2 >= replicates, !samples.isEmpty else { return nil }
   let m = measurement.measures
   let estimates = HeadMeasure.allCases.map { $0.value(in: m, denominator: denominator) } + [measurement.level.height]

@@ -3,7 +3,7 @@ import Foundation
 import PointCloud
 
 /// The errors a scan's measures carry besides the sampling of its cloud, each estimated from the
-/// scan itself, for ``bootstrapIntervals(points:measurement:replicates:seed:denominator:options:uncertainty:)``
+/// scan itself, for ``bootstrapIntervals(points:measurement:replicates:seed:denominator:options:uncertainty:workers:)``
 /// to draw in every replicate.
 ///
 /// - ``landmarks``: where the head frame's four landmarks may lie. Each replicate draws them

@@ -12,7 +12,7 @@ public struct MeasureOptions: Sendable, Hashable {
   public var bootstrap = true
   /// How each layer's points become its contour (`ContourMethod`; the head frame's own
   /// slicing convention is kept otherwise).
-  public var contour = ContourMethod.binnedMedians
+  public var contour = ContourMethod.fourierFit
   /// Registration and fusion.
   public var reconstruction = ReconstructionOptions.default
   /// How the scan is opened: the cap for formats that do not record it (default: the

@@ -108,7 +108,7 @@ private func measure(
   let headPoints = frame.headPoints(of: reconstruction.cloud)
   let measurement: HeadMeasurement
   do {
-    measurement = try measureHead(points: headPoints, options: frame.slicing)
+    measurement = try measureHead(points: headPoints, options: frame.slicing, workers: options.workers)
   } catch {
     throw FileProblem(path: scanPath, problem: error.description)
   }
@@ -124,7 +124,8 @@ private func measure(
       capMarkers: scan.header.capMarkerCount ?? reconstruction.markersDetected.count)
     landmarkSD = uncertainty.largestLandmarkSD.map { $0 * 1000 }
     intervals = bootstrapIntervals(
-      points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing, uncertainty: uncertainty)
+      points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing, uncertainty: uncertainty,
+      workers: options.workers)
     bootstrapping = seconds(since: start)
   }
   var report = MeasureReport(

@@ -32,8 +32,8 @@ struct EvaluateCommand: ParsableCommand {
   var measure = false
 
 
-  @Option(help: "With --measure: how layers become contours: binned-medians (the default) or fourier-fit (a smooth curve fitted to the points; see measure --help).")
-  var contour: ContourMethod = .binnedMedians
+  @Option(help: "With --measure: how layers become contours: fourier-fit (a smooth curve fitted to the points, the default) or binned-medians (1° bins of median radii; see measure --help).")
+  var contour: ContourMethod = .fourierFit
 
   @Option(help: "Also write the comparisons as JSON (one entry per scan).")
   var json: String?

@@ -46,8 +46,8 @@ struct MeasureCommand: ParsableCommand {
   @Option(help: "Where to write the report (JSON, atomically).")
   var json: String?
 
-  @Option(help: "How layers become contours: binned-medians (1° bins of median radii, the default) or fourier-fit (a smooth curve fitted to the points, order by cross-validation: noise adds no length).")
-  var contour: ContourMethod = .binnedMedians
+  @Option(help: "How layers become contours: fourier-fit (a smooth curve fitted to the points, its order chosen by cross-validation: noise adds no length; the default) or binned-medians (1° bins of median radii, smoothed: the polygon through them follows the noise).")
+  var contour: ContourMethod = .fourierFit
 
   @Option(help: "CVAI denominator: longer (A, the default) or shorter (B).")
   var cvaiDenominator: CVAIDenominator = .longer

@@ -25,7 +25,7 @@ public struct MeasurementAccuracy: Sendable, Hashable, Codable {
   /// - Parameter contour: how layers become contours (default as `headscan measure`).
   public init(
     scan: any ScanReader, landmarksPath: String, reconstruction result: HeadReconstruction, truth: SimulationTruth,
-    contour: ContourMethod = .binnedMedians
+    contour: ContourMethod = .fourierFit
   ) throws {
     var options = MeasureOptions.default
     options.bootstrap = false

@@ -80,7 +80,12 @@ struct AnalyticShapeTests {
     #expect(abs(result.measures.circumference - Self.ellipsePerimeter(a, b)) < 0.1)
   }
 
-  @Test func circleWithAPlanarRightPosteriorFlattening() throws {
+  /// A flat cut into a circle meets it in a crease. Binned medians keep it sharp; the fitted
+  /// contour (at most 16 harmonics, a period of 22.5°) rounds it, and the length's back end,
+  /// 6.9° from the crease, is 0.26 mm off (the diagonals and CVAI stay within
+  /// 0.1 mm and 0.05 points). A head's flattening curves into the vault rather than creasing.
+  @Test(arguments: ContourMethod.allCases)
+  func circleWithAPlanarRightPosteriorFlattening(contour: ContourMethod) throws {
     // Circle of radius R cut by the plane p·n = d, n pointing back-right (−150°).
     let r = 65.0, d = 52.0  // the flat spans ±36.9° around −150°: the x axis ends on it, the y axis and the −30° diagonal do not
     let n = SIMD2(cos(-150 * Double.pi / 180), sin(-150 * Double.pi / 180))
@@ -111,11 +116,13 @@ struct AnalyticShapeTests {
     let width = 2 * (r * r - c.x * c.x).squareRoot()
 
     let sorted = outline.sorted { atan2($0.y, $0.x) < atan2($1.y, $1.x) }
-    let m = try measureHead(points: Self.prism(sorted)).measures
+    var options = SlicingOptions.default
+    options.contour = contour
+    let m = try measureHead(points: Self.prism(sorted), options: options).measures
     let expectedCVAI = (minus30 - plus30) / minus30 * 100
     #expect(abs(m.diagonalPlus30 - plus30) < 0.1, "\(m.diagonalPlus30) vs \(plus30)")
     #expect(abs(m.diagonalMinus30 - minus30) < 0.1, "\(m.diagonalMinus30) vs \(minus30)")
-    #expect(abs(m.length - length) < 0.1, "\(m.length) vs \(length)")
+    #expect(abs(m.length - length) < (contour == .fourierFit ? 0.3 : 0.1), "\(m.length) vs \(length)")
     #expect(abs(m.width - width) < 0.1, "\(m.width) vs \(width)")
     #expect(abs(m.cvai - expectedCVAI) < 0.05, "\(m.cvai) vs \(expectedCVAI)")
     #expect(m.flattenedSide == .rightPosterior)

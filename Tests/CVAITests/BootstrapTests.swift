@@ -53,5 +53,17 @@ struct BootstrapTests {
     let first = bootstrapIntervals(points: points, measurement: measured, replicates: 40, seed: 2)
     let second = bootstrapIntervals(points: points, measurement: measured, replicates: 40, seed: 2)
     #expect(first != nil && first == second)
+    let other = bootstrapIntervals(points: points, measurement: measured, replicates: 40, seed: 3)
+    #expect(other != nil && other != first, "another seed draws other replicates")
+  }
+
+  /// Layers and replicates run on worker threads; one worker or three give the same values.
+  @Test func theWorkerCountDoesNotChangeTheResult() throws {
+    let points = Self.noisyEllipsoid(noise: 0.3, seed: 5)
+    let one = try measureHead(points: points, workers: 1), three = try measureHead(points: points, workers: 3)
+    #expect(one.layers == three.layers && one.measures == three.measures)
+    let serial = bootstrapIntervals(points: points, measurement: one, replicates: 30, seed: 7, workers: 1)
+    let parallel = bootstrapIntervals(points: points, measurement: one, replicates: 30, seed: 7, workers: 3)
+    #expect(serial != nil && serial == parallel)
   }
 }
