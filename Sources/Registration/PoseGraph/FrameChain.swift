@@ -7,6 +7,9 @@ public struct FrameChain: Sendable {
   public var solution: MapSolution
   /// The marker the chain started from (seen in most frames; its own frame is the map frame).
   public var seedMarkerID: Int
+  /// The placement limits the chain used (``ChainOptions/misreadSides`` in metres and
+  /// ``ChainOptions/maximumPlacementRMS``), for placing frames again against the optimised map.
+  var misreadDistance = 0.016, maximumPlacementRMS = ChainOptions.default.maximumPlacementRMS
 
   /// Frames placed.
   public var framesPlaced: Int { solution.mapFromCamera.count }
@@ -41,8 +44,11 @@ public func chainFrames(_ observations: ScanObservations, options: ChainOptions 
   solution.noise = ScanNoise(depthOf: solution.markers)
   let misread = options.misreadSides * solution.context.markerSideLength
   placeFrames(&solution, consistency: misread, maximumPlacementRMS: options.maximumPlacementRMS)
+  diagnoseUnplaced(&solution)
   dropOutliers(&solution, deviations: options.outlierDeviations, misread: misread)
-  return FrameChain(solution: solution, seedMarkerID: seed)
+  var chain = FrameChain(solution: solution, seedMarkerID: seed)
+  (chain.misreadDistance, chain.maximumPlacementRMS) = (misread, options.maximumPlacementRMS)
+  return chain
 }
 
 /// Rejects frames without markers, motion-blurred ones and those with too few usable markers
@@ -112,10 +118,26 @@ private func placeFrames(_ solution: inout MapSolution, consistency: Double, max
   }
 }
 
+/// Frames left unplaced although some of their markers are mapped: rejected as
+/// ``FrameRejection/markersDoNotFit(millimetres:)`` with the corner RMS of their mapped markers'
+/// rigid fit onto the map (frames with none mapped stay for ``keepMarkers(_:rule:)`` to call not
+/// linked). The chain's map drifts as it goes round the head (each marker mapped from frames
+/// placed through earlier ones), so a frame that closes the loop can misfit it by millimetres;
+/// ``optimiseMap(_:options:)`` places these frames again against the optimised map.
+private func diagnoseUnplaced(_ solution: inout MapSolution) {
+  for f in solution.markers.indices where solution.mapFromCamera[f] == nil && solution.frames[f].rejection == nil {
+    let known = solution.markers[f].filter { solution.map[$0.id] != nil }
+    guard !known.isEmpty,
+      let fit = try? NativeGeometry.rigidFit(from: known.flatMap(\.cameraCorners), to: known.flatMap { solution.map[$0.id] ?? [] })
+    else { continue }
+    solution.frames[f].rejection = .markersDoNotFit(millimetres: fit.1 * 1000)
+  }
+}
+
 /// `mapFromCamera` of frame `f` from its mapped markers (rigid fit) and the fit's RMS, after
 /// removing, one at a time, the marker that lies farthest (over `consistency`) from where the
 /// others put it — which can only be told with three or more; `nil` when no fit is consistent.
-private func placeFrame(_ f: Int, in solution: inout MapSolution, consistency: Double) -> (RigidTransform, Double)? {
+func placeFrame(_ f: Int, in solution: inout MapSolution, consistency: Double) -> (RigidTransform, Double)? {
   var known = solution.markers[f].filter { solution.map[$0.id] != nil }
   while !known.isEmpty {
     let mapped = known.map { solution.map[$0.id] ?? [] }

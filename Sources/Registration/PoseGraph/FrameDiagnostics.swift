@@ -51,8 +51,13 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
   case noMarkers
   /// Fewer usable markers than ``ChainOptions/minimumMarkersPerFrame``.
   case tooFewMarkers(Int)
-  /// Its markers never connect to the others.
+  /// None of its markers is in the map: they never connect to the others.
   case notLinked
+  /// Its markers are in the map but, lifted in this frame, do not fit it: their rigid fit onto
+  /// the map leaves this corner RMS, mm (over ``ChainOptions/maximumPlacementRMS``, or no fit
+  /// consistent within a printed side). The frame's pixels and depth disagree, e.g. a long motion
+  /// streak the edge-blur test did not catch.
+  case markersDoNotFit(millimetres: Double)
   /// Its markers' outlines are smeared (the phone moved during exposure), σ in pixels.
   case motionBlur(pixels: Double)
   /// Its corners do not fit the marker map (a bad detection), RMS in mm.
@@ -68,6 +73,7 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
     case .noMarkers: return "no markers"
     case .tooFewMarkers: return "too few usable markers"
     case .notLinked: return "not linked to the other frames"
+    case .markersDoNotFit: return "markers do not fit the map"
     case .motionBlur: return "motion blur"
     case .largeResidual: return "corner residual above the limit"
     case .tooLittleDepth: return "too little depth to place it"
@@ -80,6 +86,7 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
     case .noMarkers: return "no markers"
     case .tooFewMarkers(let n): return "only \(n) usable marker\(n == 1 ? "" : "s")"
     case .notLinked: return "not linked to the other frames"
+    case .markersDoNotFit(let mm): return String(format: "its markers do not fit the map (corner RMS %.1f mm)", mm)
     case .motionBlur(let px): return String(format: "motion blur (edges σ %.1f px)", px)
     case .largeResidual(let mm): return String(format: "corner residual %.1f mm", mm)
     case .tooLittleDepth(let n):

@@ -39,14 +39,37 @@ public struct MapOptimisation: Sendable {
 /// markers' corners (Huber loss, frames eliminated by the Schur complement), then frames whose
 /// corners do not fit their markers' spread (``OptimisationOptions/frameFalseRejectRate``) are rejected and the rest optimised
 /// again, for at most ``OptimisationOptions/rounds`` rounds. The frame that sees the seed marker
-/// first is held fixed.
+/// first is held fixed. Frames the chain rejected because their markers did not fit its map
+/// (``FrameRejection/markersDoNotFit(millimetres:)``) are then placed against the optimised map
+/// where they fit it within the chain's limits, and the optimisation runs again with them.
 /// - Throws: ``ReconstructionError/numerical(path:detail:)`` when a system cannot be solved.
 public func optimiseMap(_ chain: FrameChain, options: OptimisationOptions = .default) throws -> MapOptimisation {
+  let first = try optimiseRounds(chain, options: options)
+  // Frames whose markers did not fit the chain's map (which drifts round the head) are placed
+  // again against the optimised map, with the chain's limits, and everything optimised again.
+  var solution = first.solution
+  var added = false
+  for f in solution.frames.indices {
+    guard case .markersDoNotFit = solution.frames[f].rejection else { continue }
+    if let (pose, rms) = placeFrame(f, in: &solution, consistency: chain.misreadDistance), rms <= chain.maximumPlacementRMS {
+      solution.mapFromCamera[f] = pose
+      solution.frames[f].rejection = nil
+      added = true
+    }
+  }
+  guard added else { return first }
+  var again = chain
+  again.solution = solution
+  return try optimiseRounds(again, options: options)
+}
+
+/// The optimisation's rounds over the chain's placed frames that carry no rejection.
+private func optimiseRounds(_ chain: FrameChain, options: OptimisationOptions) throws -> MapOptimisation {
   var solution = chain.solution
   var rejected: [Int: Double] = [:]
   var result = MapOptimisation(solution: solution, optimisedFrames: [], optimisedMarkers: [], fixedFrame: nil, residuals: [], rounds: 0)
   for round in 1...max(1, options.rounds) {
-    let frames = solution.mapFromCamera.keys.filter { rejected[$0] == nil }.sorted()
+    let frames = solution.mapFromCamera.keys.filter { rejected[$0] == nil && solution.frames[$0].rejection == nil }.sorted()
     guard !frames.isEmpty else { break }
     var graph = poseGraph(solution, frames: frames, seedMarkerID: chain.seedMarkerID)
     do {
