@@ -79,6 +79,12 @@ public struct SimulationOptions: Sendable, Hashable {
     self.init()
     preset.apply(to: &self)
   }
+
+  /// The options of `preset` for `frames` frames of `head`, drawn with `seed`.
+  public init(preset: SimulationPreset, frames: Int, seed: UInt64, head: HeadShape.Parameters) {
+    self.init(preset: preset)
+    (self.frames, self.seed, self.head) = (frames, seed, head)
+  }
 }
 
 /// How a simulated scan is stored.

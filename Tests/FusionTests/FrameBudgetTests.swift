@@ -32,10 +32,7 @@ struct FrameBudgetTests {
   /// vault's error no longer changed between 1658 and 415 fused frames, docs/performance.md.)
   @Test func aThirdOfTheFramesSpreadEvenlyFuseTheWholeVault() throws {
     try TestFiles.withTemporaryFolder { folder in
-      var o = SimulationOptions(preset: .realistic)
-      o.frames = 90
-      o.seed = 12
-      o.head = .init(cranialIndex: 82, cvai: 5, flattenedSide: .left)
+      let o = SimulationOptions(preset: .realistic, frames: 90, seed: 12, head: .init(cranialIndex: 82, cvai: 5, flattenedSide: .left))
       let path = folder.appendingPathComponent("scan.rgbdscan").path
       let truth = try simulateScan(o, to: path, format: .stream).truth
       let scan = try openScan(at: path)

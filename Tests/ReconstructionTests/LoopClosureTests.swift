@@ -19,10 +19,7 @@ struct LoopClosureTests {
   /// other frames, and `reconstructHead` registers them (the left-ear landmark lies in frame 135).
   @Test func framesMisfittingTheDriftedChainArePlacedAfterOptimisation() throws {
     try TestFiles.withTemporaryFolder { folder in
-      var options = SimulationOptions(preset: .realistic)
-      options.frames = 150
-      options.seed = 8
-      options.head = .init(cranialIndex: 92, cvai: 1, flattenedSide: .right)
+      let options = SimulationOptions(preset: .realistic, frames: 150, seed: 8, head: .init(cranialIndex: 92, cvai: 1, flattenedSide: .right))
       let path = folder.appendingPathComponent("scan.rgbdscan").path
       let truth = try simulateScan(options, to: path, format: .stream).truth
       let scan = try openScan(at: path)
