@@ -52,16 +52,12 @@ struct FourierContourFit {
     let folds = 5, n = 2 * maximum + 1
     // Fold f's normal equations: gram[f * n * n ..< (f + 1) * n * n] (upper triangle), moment[f * n ..< (f + 1) * n].
     var gram = [Double](repeating: 0, count: folds * n * n), moment = [Double](repeating: 0, count: folds * n)
-    // Each sample's basis row, one after another (n values a sample).
-    var rows = [Double](repeating: 0, count: samples.count * n), fold: [Int] = []
-    fold.reserveCapacity(samples.count)
-    var basis = [Double](repeating: 0, count: n)
-    for (k, s) in samples.enumerated() {
-      row(s.theta, harmonics: maximum, into: &basis)
-      let f = Int(s.theta / (2 * .pi) * 36) % folds
-      basis.withUnsafeBufferPointer { accumulate($0, from: 0, count: n, weight: 1, target: s.r, gram: &gram, moment: &moment, at: f) }
-      rows.withUnsafeMutableBufferPointer { r in for i in 0..<n { r[k * n + i] = basis[i] } }
-      fold.append(f)
+    let rows = basisRows(samples, harmonics: maximum)
+    let fold = samples.map { Int($0.theta / (2 * .pi) * 36) % folds }
+    rows.withUnsafeBufferPointer { r in
+      for (k, s) in samples.enumerated() {
+        accumulate(r, from: k * n, count: n, weight: 1, target: s.r, gram: &gram, moment: &moment, at: fold[k])
+      }
     }
     var best = (order: 1, error: Double.infinity)
     for order in 1...max(1, maximum) {
@@ -91,6 +87,21 @@ struct FourierContourFit {
     return best.order
   }
 
+  /// Every sample's basis row (``row(_:harmonics:into:)``), one after another: 2 × `harmonics` + 1
+  /// values a sample.
+  static func basisRows(_ samples: [(theta: Double, r: Double)], harmonics: Int) -> [Double] {
+    let n = 2 * harmonics + 1
+    var rows = [Double](repeating: 0, count: samples.count * n)
+    var basis = [Double](repeating: 0, count: n)
+    rows.withUnsafeMutableBufferPointer { r in
+      for (k, s) in samples.enumerated() {
+        row(s.theta, harmonics: harmonics, into: &basis)
+        for i in 0..<n { r[k * n + i] = basis[i] }
+      }
+    }
+    return rows
+  }
+
   /// Adds one weighted sample, its basis row `x[start ..< start + n]`, to normal equations block
   /// `block` of `gram` (upper triangle of each n × n block) and `moment`.
   @inline(__always)
@@ -117,13 +128,7 @@ struct FourierContourFit {
     let n = 2 * harmonics + 1
     var weights = [Double](repeating: 1, count: samples.count)
     var residuals = [Double](repeating: 0, count: samples.count)
-    // Each sample's basis row, one after another (n values a sample): the rounds reuse them.
-    var rows = [Double](repeating: 0, count: samples.count * n)
-    var basis = [Double](repeating: 0, count: n)
-    for (k, s) in samples.enumerated() {
-      row(s.theta, harmonics: harmonics, into: &basis)
-      rows.withUnsafeMutableBufferPointer { r in for i in 0..<n { r[k * n + i] = basis[i] } }
-    }
+    let rows = basisRows(samples, harmonics: harmonics)  // the rounds reuse them
     var x: [Double] = []
     for round in 0..<4 {
       var a = [Double](repeating: 0, count: n * n), b = [Double](repeating: 0, count: n)

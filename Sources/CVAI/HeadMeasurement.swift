@@ -48,11 +48,9 @@ public func measureHead(points: [SIMD3<Double>], options: SlicingOptions = .defa
   }
   let heights = Array(sequence(first: 0.0) { $0 + options.spacing }.prefix { $0 <= top })
   // Layers are independent: estimated on every core, kept in height order.
-  let estimates = ResultSlots<LayerEstimate?>(count: heights.count)
-  forEachIndexConcurrently(heights.count, workers: threadsRunning(workers: workerCount(workers))) { k in
-    estimates.store(estimateLayer(points: millimetres, height: heights[k], options: options), at: k)
-  }
-  let layers = heights.indices.compactMap { estimates.take($0) }.filter(closed)
+  let layers = mapConcurrently(heights.count, workers: threadsRunning(workers: workerCount(workers))) { k in
+    estimateLayer(points: millimetres, height: heights[k], options: options)
+  }.compactMap { $0 }.filter(closed)
   guard !layers.isEmpty else { throw .noClosedLayer }
   let level = MeasurementLevel(heights: layers.map(\.contour.height), perimeters: layers.map(\.contour.perimeter))
   guard let atLevel = estimateLayer(points: millimetres, height: level.height, options: options) else { throw .noClosedLayer }

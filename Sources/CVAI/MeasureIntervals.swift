@@ -120,11 +120,8 @@ public func bootstrapIntervals(
   // on every core and the result does not depend on how many there are.
   var master = SeededGenerator(seed: seed)
   let seeds = (0..<replicates).map { _ in master.next() }
-  let drawn = ResultSlots<[Double]?>(count: replicates)
-  forEachIndexConcurrently(replicates, workers: threadsRunning(workers: workerCount(workers))) { index in
-    drawn.store(replicate(seeds[index]), at: index)
-  }
-  let samples = drawn.takeAll().compactMap { $0 }
+  let samples = mapConcurrently(replicates, workers: threadsRunning(workers: workerCount(workers))) { replicate(seeds[$0]) }
+    .compactMap { $0 }
   guard samples.count * 2 >= replicates, !samples.isEmpty else { return nil }
   let m = measurement.measures
   let estimates = HeadMeasure.allCases.map { $0.value(in: m, denominator: denominator) } + [measurement.level.height]

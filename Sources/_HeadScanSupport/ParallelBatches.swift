@@ -197,3 +197,12 @@ package func forEachIndexConcurrently(_ count: Int, workers: Int, _ body: @escap
     while let index = next.take() { body(index) }
   }.wait()
 }
+
+/// `transform` of each of `0..<count`, in index order, computed on `workers` threads as
+/// ``forEachIndexConcurrently(_:workers:_:)`` hands them out (CPU-bound callers pass
+/// ``threadsRunning(workers:)``); the result does not depend on the thread count.
+package func mapConcurrently<Value: Sendable>(_ count: Int, workers: Int, _ transform: @escaping @Sendable (Int) -> Value) -> [Value] {
+  let slots = ResultSlots<Value>(count: count)
+  forEachIndexConcurrently(count, workers: workers) { slots.store(transform($0), at: $0) }
+  return slots.takeAll()
+}

@@ -119,12 +119,10 @@ func focalBootstrap(
   let frames = Dictionary(grouping: samples, by: \.frame).sorted { $0.key < $1.key }.map(\.value)
   // The draws in order from the one generator, then the replicates' fits on every core.
   let draws = (0..<max(2, resamples)).map { _ in frames.indices.map { _ in generator.below(frames.count) } }
-  let fits = ResultSlots<(slope: Double, mean: Double)>(count: draws.count)
-  forEachIndexConcurrently(draws.count, workers: threadsRunning(workers: workerCount(workers))) { r in
+  let replicates = mapConcurrently(draws.count, workers: threadsRunning(workers: workerCount(workers))) { r in
     let fit = focalFits(draws[r].flatMap { frames[$0] })
-    fits.store((fit.slope, fit.mean), at: r)
+    return (slope: fit.slope, mean: fit.mean)
   }
-  let replicates = fits.takeAll()
   let slopes = replicates.map(\.slope), means = replicates.map(\.mean)
   return (
     focalFits(samples), standardDeviation(slopes.filter(\.isFinite)), standardDeviation(means), samples.count, frames.count,

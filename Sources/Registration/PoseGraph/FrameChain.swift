@@ -7,9 +7,13 @@ public struct FrameChain: Sendable {
   public var solution: MapSolution
   /// The marker the chain started from (seen in most frames; its own frame is the map frame).
   public var seedMarkerID: Int
-  /// The placement limits the chain used (``ChainOptions/misreadSides`` in metres and
-  /// ``ChainOptions/maximumPlacementRMS``), for placing frames again against the optimised map.
-  var misreadDistance = 0.016, maximumPlacementRMS = ChainOptions.default.maximumPlacementRMS
+  /// The options the chain ran with: ``optimiseMap(_:options:)`` places frames again against the
+  /// optimised map with the same limits.
+  var options = ChainOptions.default
+
+  /// How far a marker may lie from where a frame's other markers put it, metres
+  /// (``ChainOptions/misreadSides`` printed sides).
+  var misreadDistance: Double { options.misreadSides * solution.context.markerSideLength }
 
   /// Frames placed.
   public var framesPlaced: Int { solution.mapFromCamera.count }
@@ -42,12 +46,11 @@ public func chainFrames(_ observations: ScanObservations, options: ChainOptions 
   // The seed marker's corners from its best observation, in its own frame.
   solution.map[seed] = best.cameraCorners.map(best.cameraFromMarker.inverse.apply)
   solution.noise = ScanNoise(depthOf: solution.markers)
-  let misread = options.misreadSides * solution.context.markerSideLength
-  placeFrames(&solution, consistency: misread, maximumPlacementRMS: options.maximumPlacementRMS)
-  diagnoseUnplaced(&solution)
-  dropOutliers(&solution, deviations: options.outlierDeviations, misread: misread)
-  var chain = FrameChain(solution: solution, seedMarkerID: seed)
-  (chain.misreadDistance, chain.maximumPlacementRMS) = (misread, options.maximumPlacementRMS)
+  var chain = FrameChain(solution: solution, seedMarkerID: seed, options: options)
+  let misread = chain.misreadDistance
+  placeFrames(&chain.solution, consistency: misread, maximumPlacementRMS: options.maximumPlacementRMS)
+  diagnoseUnplaced(&chain.solution)
+  dropOutliers(&chain.solution, deviations: options.outlierDeviations, misread: misread)
   return chain
 }
 
@@ -127,11 +130,15 @@ private func placeFrames(_ solution: inout MapSolution, consistency: Double, max
 private func diagnoseUnplaced(_ solution: inout MapSolution) {
   for f in solution.markers.indices where solution.mapFromCamera[f] == nil && solution.frames[f].rejection == nil {
     let known = solution.markers[f].filter { solution.map[$0.id] != nil }
-    guard !known.isEmpty,
-      let fit = try? NativeGeometry.rigidFit(from: known.flatMap(\.cameraCorners), to: known.flatMap { solution.map[$0.id] ?? [] })
-    else { continue }
-    solution.frames[f].rejection = .markersDoNotFit(millimetres: fit.1 * 1000)
+    guard !known.isEmpty, let fit = fitToMap(known, solution.map) else { continue }
+    solution.frames[f].rejection = .markersDoNotFit(millimetres: fit.rms * 1000)
   }
+}
+
+/// The rigid fit (`mapFromCamera`) of `markers`' lifted corners onto their corners in `map`, and
+/// its corner RMS, metres; `nil` when it cannot be solved.
+private func fitToMap(_ markers: [LiftedMarker], _ map: MarkerMap) -> (transform: RigidTransform, rms: Double)? {
+  try? NativeGeometry.rigidFit(from: markers.flatMap(\.cameraCorners), to: markers.flatMap { map[$0.id] ?? [] })
 }
 
 /// `mapFromCamera` of frame `f` from its mapped markers (rigid fit) and the fit's RMS, after
@@ -141,8 +148,8 @@ func placeFrame(_ f: Int, in solution: inout MapSolution, consistency: Double) -
   var known = solution.markers[f].filter { solution.map[$0.id] != nil }
   while !known.isEmpty {
     let mapped = known.map { solution.map[$0.id] ?? [] }
-    guard let fit = try? NativeGeometry.rigidFit(from: known.flatMap(\.cameraCorners), to: mapped.flatMap { $0 }) else { break }
-    let misfits = zip(known, mapped).map { cornerRMS($0.cameraCorners.map(fit.0.apply), $1) }
+    guard let fit = fitToMap(known, solution.map) else { break }
+    let misfits = zip(known, mapped).map { cornerRMS($0.cameraCorners.map(fit.transform.apply), $1) }
     guard let worst = misfits.indices.max(by: { misfits[$0] < misfits[$1] }) else { break }
     if misfits[worst] <= consistency { return fit }
     guard known.count >= 3 else { break }

@@ -55,8 +55,9 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
   case notLinked
   /// Its markers are in the map but, lifted in this frame, do not fit it: their rigid fit onto
   /// the map leaves this corner RMS, mm (over ``ChainOptions/maximumPlacementRMS``, or no fit
-  /// consistent within a printed side). The frame's pixels and depth disagree, e.g. a long motion
-  /// streak the edge-blur test did not catch.
+  /// consistent within a printed side). Either the frame is bad (its pixels and depth disagree) or
+  /// the chain's map has drifted by the time the frame closes the loop round the head; the
+  /// optimisation places it again against the corrected map where it then fits.
   case markersDoNotFit(millimetres: Double)
   /// Its markers' outlines are smeared (the phone moved during exposure), σ in pixels.
   case motionBlur(pixels: Double)

@@ -51,7 +51,7 @@ public func optimiseMap(_ chain: FrameChain, options: OptimisationOptions = .def
   var added = false
   for f in solution.frames.indices {
     guard case .markersDoNotFit = solution.frames[f].rejection else { continue }
-    if let (pose, rms) = placeFrame(f, in: &solution, consistency: chain.misreadDistance), rms <= chain.maximumPlacementRMS {
+    if let (pose, rms) = placeFrame(f, in: &solution, consistency: chain.misreadDistance), rms <= chain.options.maximumPlacementRMS {
       solution.mapFromCamera[f] = pose
       solution.frames[f].rejection = nil
       added = true

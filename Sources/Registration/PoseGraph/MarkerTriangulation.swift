@@ -73,18 +73,15 @@ func triangulateMarkers(
   }
   // Each marker corner is solved alone: in parallel, the same map whatever the thread count.
   let ids = views.keys.sorted(), seen = views
-  let solved = ResultSlots<[SIMD3<Double>]>(count: ids.count)  // empty where the map has no four corners
-  forEachIndexConcurrently(ids.count, workers: threadsRunning(workers: workerCount(workers))) { i in
-    guard var corners = map[ids[i]], corners.count == 4, let perCorner = seen[ids[i]] else {
-      solved.store([], at: i)
-      return
-    }
+  // Empty where the map has no four corners.
+  let solved = mapConcurrently(ids.count, workers: threadsRunning(workers: workerCount(workers))) { i -> [SIMD3<Double>] in
+    guard var corners = map[ids[i]], corners.count == 4, let perCorner = seen[ids[i]] else { return [] }
     for k in 0..<4 {
       if let x = triangulate(corners[k], views: perCorner[k], colour: colour) { corners[k] = x }
     }
-    solved.store(corners, at: i)
+    return corners
   }
   var result = map
-  for (id, corners) in zip(ids, solved.takeAll()) where !corners.isEmpty { result[id] = corners }
+  for (id, corners) in zip(ids, solved) where !corners.isEmpty { result[id] = corners }
   return result
 }
