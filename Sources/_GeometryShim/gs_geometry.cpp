@@ -219,11 +219,13 @@ gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double
   });
 }
 
-void gs_return_large_blocks(size_t threshold) {
+void gs_return_large_blocks(size_t threshold, size_t kept_free) {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, (int)threshold);
+  mallopt(M_TRIM_THRESHOLD, (int)kept_free);
 #else
   (void)threshold;
+  (void)kept_free;
 #endif
 }
 

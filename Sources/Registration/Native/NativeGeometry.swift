@@ -34,13 +34,17 @@ package enum NativeGeometry {
   /// 200–205 MB without (docs/performance.md).
   package static func releaseFreedMemory() { gs_release_freed_memory() }
 
-  /// Makes every allocation of at least 256 KiB (a 640×480 frame's buffers are 0.3–1.2 MB) a
-  /// mapping of its own, handed back to the system when freed. Without it glibc raises its
-  /// threshold as such blocks are freed and then keeps them in each worker thread's arena: a
-  /// 600-frame realistic scan's reconstruction peaked at 474 MB with 16 workers instead of
-  /// 200 MB (docs/performance.md, "Workers and memory"). Process-wide: the `headscan` command
-  /// calls it first thing; a program using the library may do the same.
-  package static func returnLargeBlocksToTheSystem() { gs_return_large_blocks(256 << 10) }
+  /// Makes every allocation of at least 512 KiB (a 640×480 frame's colour and depth buffers,
+  /// 1.2 MB each) a mapping of its own, handed back to the system when freed, and lets each
+  /// thread's heap keep up to 4 MiB of freed memory for reuse. Without the first, glibc raises
+  /// its threshold as large blocks are freed and then keeps them in each worker thread's arena:
+  /// a 600-frame realistic scan's reconstruction peaked at 474 MB with 16 workers instead of
+  /// 200 MB. Below the threshold stay the detector's grey-image-sized temporaries (0.3 MB, a few
+  /// a frame): as mappings of their own, or trimmed off a heap and grown back, each cost the
+  /// kernel a page fault and a zeroed page per 4 KiB, 0.6 ms of a frame's observation
+  /// (docs/performance.md, "Workers and memory"). Process-wide: the `headscan` command calls it
+  /// first thing; a program using the library may do the same.
+  package static func returnLargeBlocksToTheSystem() { gs_return_large_blocks(512 << 10, 4 << 20) }
 
   /// `target ≈ T · source` by Umeyama; also the RMS residual (same unit as the points).
   package static func rigidFit(from source: [SIMD3<Double>], to target: [SIMD3<Double>]) throws(Failure) -> (RigidTransform, Double) {

@@ -35,8 +35,9 @@ void gs_release_freed_memory(void);
 
 /* Serves every allocation of at least `threshold` bytes with its own mapping, returned to the
  * system when freed (glibc's mallopt(M_MMAP_THRESHOLD), which also stops glibc raising the
- * threshold as large blocks are freed); nothing where the C library has no such call. */
-void gs_return_large_blocks(size_t threshold);
+ * threshold as large blocks are freed), and lets each heap keep up to `kept_free` bytes of freed
+ * memory at its top for reuse (M_TRIM_THRESHOLD); nothing where the C library has no such call. */
+void gs_return_large_blocks(size_t threshold, size_t kept_free);
 
 /* Solves the symmetric positive definite n×n system A·x = b (row-major A) by LDLT. */
 gs_status gs_solve_symmetric(int32_t n, const double *a, const double *b, double *x, char *message,
