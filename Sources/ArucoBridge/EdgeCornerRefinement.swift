@@ -18,6 +18,13 @@ public struct GreyImage: Sendable {
   /// neighbouring pixels are not all inside the image.
   @inline(__always)
   public func value(at p: SIMD2<Double>) -> Double? {
+    pixels.withUnsafeBufferPointer { Self.value(at: p, in: $0, width: width, height: height) }
+  }
+
+  /// ``value(at:)`` read from `pixels` (`width × height` bytes, row-major), for loops that
+  /// read many values from one image.
+  @inline(__always)
+  static func value(at p: SIMD2<Double>, in pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> Double? {
     // Non-negative and below the last pixel first (false for NaN and ±∞): there the floor is a
     // truncation, no libm call.
     guard p.x >= 0, p.y >= 0, p.x < Double(width - 1), p.y < Double(height - 1) else { return nil }
@@ -76,41 +83,54 @@ struct BorderEdge {
     let step = 0.25
     let count = Int((2 * reach / step).rounded(.down)) + 1
     let end = 0.5
+    let first = max(margin, from * length), last = min(length - margin, to * length)
     var samples: [(s: Double, e: Double)] = []
-    var s = max(margin, from * length)
-    var profile = [Double](repeating: 0, count: count)
-    while s <= min(length - margin, to * length) {
-      defer { s += 1 }
-      let centre = point(s), along = tangent(s)
-      let across = SIMD2(-along.y, along.x)
-      let out = across.dot(outward) >= 0 ? across : -across
-      let unit = out / (out * out).sum().squareRoot()
-      var complete = true
-      for k in 0..<count {
-        guard let v = image.value(at: centre + (-reach + Double(k) * step) * unit) else {
-          complete = false
-          break
+    samples.reserveCapacity(max(0, Int(last - first) + 1))
+    withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { profile in
+      image.pixels.withUnsafeBufferPointer { pixels in
+        var s = first
+        while s <= last {
+          defer { s += 1 }
+          let centre = point(s), along = tangent(s)
+          let across = SIMD2(-along.y, along.x)
+          let out = across.dot(outward) >= 0 ? across : -across
+          let unit = out / (out * out).sum().squareRoot()
+          var complete = true
+          for k in 0..<count {
+            guard
+              let v = GreyImage.value(
+                at: centre + (-reach + Double(k) * step) * unit, in: pixels, width: image.width, height: image.height)
+            else {
+              complete = false
+              break
+            }
+            profile[k] = v
+          }
+          guard complete else { continue }
+          let ends = Int(end / step)
+          var inner = 0.0, outer = 0.0
+          for k in 0...ends { inner += profile[k] }
+          for k in (count - 1 - ends)..<count { outer += profile[k] }
+          inner /= Double(ends + 1)
+          outer /= Double(ends + 1)
+          let contrast = outer - inner
+          guard contrast >= 20 else { continue }
+          var area = 0.0
+          for k in 1..<count { area += (profile[k - 1] + profile[k] - 2 * inner) / (2 * contrast) * step }
+          let e = (Double(count - 1) * step - reach) - area
+          guard abs(e) <= reach - end else { continue }
+          samples.append((s, offset(s) + e))
         }
-        profile[k] = v
       }
-      guard complete else { continue }
-      let ends = Int(end / step)
-      let inner = profile[0...ends].reduce(0, +) / Double(ends + 1)
-      let outer = profile[(count - 1 - ends)...].reduce(0, +) / Double(ends + 1)
-      let contrast = outer - inner
-      guard contrast >= 20 else { continue }
-      var area = 0.0
-      for k in 1..<count { area += (profile[k - 1] + profile[k] - 2 * inner) / (2 * contrast) * step }
-      let e = (Double(count - 1) * step - reach) - area
-      guard abs(e) <= reach - end else { continue }
-      samples.append((s, offset(s) + e))
     }
     // Fit, drop steps beyond 3 robust σ (MAD, at least 0.1 px) of the fit, fit again.
     guard samples.count >= 6, let first = Self.parabola(through: samples, length: length) else { return false }
     coefficients = first
     let residuals = samples.map { abs($0.e - offset($0.s)) }
     let limit = max(0.1, 3 * 1.4826 * residuals.sorted()[residuals.count / 2])
-    let kept = zip(samples, residuals).filter { $0.1 <= limit }.map(\.0)
+    var kept: [(s: Double, e: Double)] = []
+    kept.reserveCapacity(samples.count)
+    for (sample, residual) in zip(samples, residuals) where residual <= limit { kept.append(sample) }
     guard kept.count >= 6, let second = Self.parabola(through: kept, length: length) else { return false }
     coefficients = second
     return true

@@ -32,6 +32,10 @@ package func normalEquations<Samples: Sequence>(
 /// Linear least squares over samples (see ``normalEquations(_:unknowns:row:)``), the normal
 /// equations solved by ``solveLinearSystem(_:_:)``. For small, well-conditioned systems.
 /// - Returns: the `unknowns` coefficients, or `nil` when the system is singular.
+///
+/// Inlinable like ``normalEquations(_:unknowns:row:)``, so that a caller's samples and `row`
+/// reach it specialised (a lifted marker's quadric fits are a tenth of a frame's observation).
+@inlinable
 package func leastSquares<Samples: Sequence>(
   _ samples: Samples, unknowns n: Int, row: (Samples.Element, inout [Double]) -> Double
 ) -> [Double]? {
@@ -52,6 +56,7 @@ package func solveNormalEquations(rows: [[Double]], targets: [Double]) -> [Doubl
 
 /// Solves the square system `m · x = v` (`m` row-major n × n) by Gaussian elimination with
 /// partial pivoting; `nil` when a pivot is below 1e-12 (singular for the small systems here).
+@usableFromInline
 package func solveLinearSystem(_ matrix: [Double], _ vector: [Double]) -> [Double]? {
   let n = vector.count
   guard n > 0, matrix.count == n * n else { return nil }

@@ -153,22 +153,26 @@ extension LiftedMarker {
       }
       if found < 4 { return nil }
     }
-    func inside(_ p: SIMD2<Double>) -> Bool {
+    // The enlarged quad's sides, each a start and a step to the next corner.
+    let sides = (0..<4).map { k in (start: grown[k], step: grown[(k + 1) % 4] - grown[k]) }
+    func inside(_ x: Double, _ y: Double) -> Bool {
       var sign = 0.0
-      for k in 0..<4 {
-        let a = grown[k], b = grown[(k + 1) % 4]
-        let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+      for side in sides {
+        let cross = side.step.x * (y - side.start.y) - side.step.y * (x - side.start.x)
         if sign == 0 { sign = cross } else if cross * sign < 0 { return false }
       }
       return true
     }
     var samples: [(u: Double, v: Double, z: Double)] = []
-    for y in y0...y1 {
-      for x in x0...x1 {
-        let z = depth[x, y]
-        guard z.isFinite, inside(SIMD2(Double(x), Double(y))) else { continue }
-        // Inverse depth: exactly linear in pixel coordinates for a plane, however obliquely seen.
-        samples.append(((Double(x) - centre.x) / scale, (Double(y) - centre.y) / scale, 1 / Double(z)))
+    samples.reserveCapacity((x1 - x0 + 1) * (y1 - y0 + 1))
+    depth.metres.withUnsafeBufferPointer { metres in
+      for y in y0...y1 {
+        for x in x0...x1 {
+          let z = metres[y * depth.width + x]
+          guard z.isFinite, inside(Double(x), Double(y)) else { continue }
+          // Inverse depth: exactly linear in pixel coordinates for a plane, however obliquely seen.
+          samples.append(((Double(x) - centre.x) / scale, (Double(y) - centre.y) / scale, 1 / Double(z)))
+        }
       }
     }
     guard samples.count >= minimumSamples, var fit = quadricFit(samples) else { return nil }
@@ -179,7 +183,10 @@ extension LiftedMarker {
     }
     guard !residuals.isEmpty else { return nil }
     let mad = upperMedian(residuals) * 1.4826
-    let kept = zip(samples, residuals).filter { $0.1 <= max(0.001, 3 * mad) }.map(\.0)
+    let limit = max(0.001, 3 * mad)
+    var kept: [(u: Double, v: Double, z: Double)] = []
+    kept.reserveCapacity(samples.count)
+    for (sample, residual) in zip(samples, residuals) where residual <= limit { kept.append(sample) }
     guard kept.count >= minimumSamples, let refit = quadricFit(kept), mad < 0.003 else { return nil }
     fit = refit
     let depths = corners.map { 1 / quadric(fit, ($0.x - centre.x) / scale, ($0.y - centre.y) / scale) }
