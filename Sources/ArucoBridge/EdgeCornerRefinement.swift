@@ -25,9 +25,21 @@ public struct GreyImage: Sendable {
   /// read many values from one image.
   @inline(__always)
   static func value(at p: SIMD2<Double>, in pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> Double? {
-    // Non-negative and below the last pixel first (false for NaN and ±∞): there the floor is a
-    // truncation, no libm call.
-    guard p.x >= 0, p.y >= 0, p.x < Double(width - 1), p.y < Double(height - 1) else { return nil }
+    guard interpolates(at: p, width: width, height: height) else { return nil }
+    return interpolated(at: p, in: pixels, width: width)
+  }
+
+  /// Whether `p`'s four neighbouring pixels are all inside a `width × height` image: `p` is
+  /// non-negative and before the last column and row (false for NaN and ±∞).
+  @inline(__always)
+  static func interpolates(at p: SIMD2<Double>, width: Int, height: Int) -> Bool {
+    p.x >= 0 && p.y >= 0 && p.x < Double(width - 1) && p.y < Double(height - 1)
+  }
+
+  /// The bilinear interpolation at `p`, which must pass ``interpolates(at:width:height:)``
+  /// (there the floor is a truncation, no libm call).
+  @inline(__always)
+  static func interpolated(at p: SIMD2<Double>, in pixels: UnsafeBufferPointer<UInt8>, width: Int) -> Double {
     let x0 = Int(p.x), y0 = Int(p.y)
     let fx = p.x - Double(x0), fy = p.y - Double(y0)
     let i = y0 * width + x0
@@ -95,18 +107,16 @@ struct BorderEdge {
           let across = SIMD2(-along.y, along.x)
           let out = across.dot(outward) >= 0 ? across : -across
           let unit = out / (out * out).sum().squareRoot()
-          var complete = true
+          // The profile's points lie on a segment, in order (rounding keeps them so): where both
+          // ends can be interpolated, every point between can.
+          guard
+            GreyImage.interpolates(at: centre + (-reach + Double(0) * step) * unit, width: image.width, height: image.height),
+            GreyImage.interpolates(
+              at: centre + (-reach + Double(count - 1) * step) * unit, width: image.width, height: image.height)
+          else { continue }
           for k in 0..<count {
-            guard
-              let v = GreyImage.value(
-                at: centre + (-reach + Double(k) * step) * unit, in: pixels, width: image.width, height: image.height)
-            else {
-              complete = false
-              break
-            }
-            profile[k] = v
+            profile[k] = GreyImage.interpolated(at: centre + (-reach + Double(k) * step) * unit, in: pixels, width: image.width)
           }
-          guard complete else { continue }
           let ends = Int(end / step)
           var inner = 0.0, outer = 0.0
           for k in 0...ends { inner += profile[k] }

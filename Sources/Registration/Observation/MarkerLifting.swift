@@ -202,11 +202,30 @@ extension LiftedMarker {
   }
 
   /// Least-squares `z = q0 + q1 u + q2 v + q3 u² + q4 uv + q5 v²`.
+  ///
+  /// The normal equations of `leastSquares` with the row (1, u, v, u², uv, v²), summed a whole
+  /// matrix row at a time in vector registers: every sum gets the same terms in the same order,
+  /// so the fit is the same to the last bit.
   static func quadricFit(_ s: [(u: Double, v: Double, z: Double)]) -> [Double]? {
-    leastSquares(s, unknowns: 6) { q, a in
-      (a[0], a[1], a[2], a[3], a[4], a[5]) = (1, q.u, q.v, q.u * q.u, q.u * q.v, q.v * q.v)
-      return q.z
+    var rows = (SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero)
+    var vector = SIMD8<Double>.zero
+    for q in s {
+      let a = SIMD8<Double>(1, q.u, q.v, q.u * q.u, q.u * q.v, q.v * q.v, 0, 0)
+      vector += a * q.z
+      rows.0 += a[0] * a
+      rows.1 += a[1] * a
+      rows.2 += a[2] * a
+      rows.3 += a[3] * a
+      rows.4 += a[4] * a
+      rows.5 += a[5] * a
     }
+    let sums = [rows.0, rows.1, rows.2, rows.3, rows.4, rows.5]
+    // The upper triangle as summed, mirrored below (aᵢaⱼ = aⱼaᵢ exactly).
+    var matrix = [Double](repeating: 0, count: 36)
+    for i in 0..<6 {
+      for j in 0..<6 { matrix[i * 6 + j] = j >= i ? sums[i][j] : sums[j][i] }
+    }
+    return solveLinearSystem(matrix, (0..<6).map { vector[$0] })
   }
 
   /// Robust local-plane depth at sub-pixel (u, v) of the depth map, metres.
