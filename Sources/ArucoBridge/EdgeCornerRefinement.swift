@@ -18,15 +18,8 @@ public struct GreyImage: Sendable {
   /// neighbouring pixels are not all inside the image.
   @inline(__always)
   public func value(at p: SIMD2<Double>) -> Double? {
-    pixels.withUnsafeBufferPointer { Self.value(at: p, in: $0, width: width, height: height) }
-  }
-
-  /// ``value(at:)`` read from `pixels` (`width × height` bytes, row-major), for loops that
-  /// read many values from one image.
-  @inline(__always)
-  static func value(at p: SIMD2<Double>, in pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> Double? {
-    guard interpolates(at: p, width: width, height: height) else { return nil }
-    return interpolated(at: p, in: pixels, width: width)
+    guard Self.interpolates(at: p, width: width, height: height) else { return nil }
+    return pixels.withUnsafeBufferPointer { Self.interpolated(at: p, in: $0, width: width) }
   }
 
   /// Whether `p`'s four neighbouring pixels are all inside a `width × height` image: `p` is
@@ -107,16 +100,14 @@ struct BorderEdge {
           let across = SIMD2(-along.y, along.x)
           let out = across.dot(outward) >= 0 ? across : -across
           let unit = out / (out * out).sum().squareRoot()
-          // The profile's points lie on a segment, in order (rounding keeps them so): where both
-          // ends can be interpolated, every point between can.
+          // The profile's k-th point. The points lie on a segment, in order (rounding keeps them
+          // so): where both ends can be interpolated, every point between can.
+          func profilePoint(_ k: Int) -> SIMD2<Double> { centre + (-reach + Double(k) * step) * unit }
           guard
-            GreyImage.interpolates(at: centre + (-reach + Double(0) * step) * unit, width: image.width, height: image.height),
-            GreyImage.interpolates(
-              at: centre + (-reach + Double(count - 1) * step) * unit, width: image.width, height: image.height)
+            GreyImage.interpolates(at: profilePoint(0), width: image.width, height: image.height),
+            GreyImage.interpolates(at: profilePoint(count - 1), width: image.width, height: image.height)
           else { continue }
-          for k in 0..<count {
-            profile[k] = GreyImage.interpolated(at: centre + (-reach + Double(k) * step) * unit, in: pixels, width: image.width)
-          }
+          for k in 0..<count { profile[k] = GreyImage.interpolated(at: profilePoint(k), in: pixels, width: image.width) }
           let ends = Int(end / step)
           var inner = 0.0, outer = 0.0
           for k in 0...ends { inner += profile[k] }
