@@ -196,8 +196,8 @@ extension DetectedMarker {
   ///
   /// Profiles reach ±0.6 cell (at most 3 px) across each edge, inside the border and the
   /// paper's margin. A corner keeps its old position where either of its edges does not fit
-  /// (cells under 3.5 px, the marker at the image border, no clean step) or where the fit
-  /// would move it more than a third of a cell. Two passes: the second samples across the
+  /// (cells under `smallestCell`, the marker at the image border, no clean step) or where the
+  /// fit would move it more than a third of a cell. Two passes: the second samples across the
   /// course the first one found.
   ///
   /// With a `span` under 1, each corner comes from its two edges refitted over only the
@@ -207,13 +207,19 @@ extension DetectedMarker {
   ///   - image: the grey image the marker was detected in.
   ///   - cellsAcross: cells across the printed marker, border included (``MarkerDetector/cellsAcross``).
   ///   - span: the fraction of each edge, from the corner, that places the corner (0.3…1).
-  public func refinedAlongEdges(in image: GreyImage, cellsAcross: Int, span: Double = 1) -> DetectedMarker {
+  ///   - smallestCell: the smallest cell, pixels, whose marker is refined (3.5 by default: below
+  ///     it the profiles, ±0.6 cell, hold little more than the blurred step, and the corners
+  ///     are noisier per view; the focal-length check uses them from 2.5 px, where OpenCV's
+  ///     corners are biased inwards by more).
+  public func refinedAlongEdges(
+    in image: GreyImage, cellsAcross: Int, span: Double = 1, smallestCell: Double = 3.5
+  ) -> DetectedMarker {
     precondition(span >= 0.3 && span <= 1, "span must be in 0.3…1")
     let centre = self.centre
     var edges = (0..<4).map { BorderEdge(from: corners[$0], to: corners[($0 + 1) % 4], markerCentre: centre) }
     let shortest = edges.map(\.length).min()!
     let cell = shortest / Double(max(1, cellsAcross))
-    guard cell >= 3.5, cellsAcross >= 3 else { return self }
+    guard cell >= smallestCell, cellsAcross >= 3 else { return self }
     let reach = min(0.6 * cell, 3), margin = max(0.35 * cell, 2)
     var fitted = [Bool](repeating: false, count: 4)
     for k in 0..<4 {

@@ -144,6 +144,31 @@ struct IntrinsicsCheckTests {
     #expect(shortfall > 0.01 && shortfall < 0.04, "\(unrefinedCorners)")
   }
 
+  /// 10 mm stickers 32–45 cm away have cells of 2.2–3.1 px, too small for the lifting's edge
+  /// fitting: the check reads them from corners fitted to their edges for it alone, where
+  /// OpenCV's corners (about 0.3 px inside the square) read the focal length percents short.
+  @Test func smallFarStickersReadTheFocalLengthFromTheirEdges() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      var o = SimulationOptions(preset: .realistic)
+      o.frames = 40
+      o.seed = 108
+      o.markerSide = 0.010
+      o.path.surfaceDistance = 0.32...0.45
+      let path = folder.appendingPathComponent("scan.rgbdscan").path
+      let truth = try #require(try simulateScan(o, to: path, format: .stream).truth.conditions).renderedIntrinsics.fx
+      let scan = try openScan(at: path)
+      let observed = try observeScan(scan)
+      #expect(observed.frames.contains { $0.lifted.contains { $0.focalCorners != nil } })
+      let check = try #require(checkIntrinsics(observed))
+      var detectorCorners = ObservationOptions.default
+      detectorCorners.focalCheckSmallestCell = nil
+      let without = try #require(checkIntrinsics(try observeScan(scan, options: detectorCorners)))
+      let error = check.focalLengthEstimate / truth - 1, errorWithout = without.focalLengthEstimate / truth - 1
+      #expect(abs(error) <= 0.01 && check.edgeFittedCorners, "edge-fitted: \(check)")
+      #expect(errorWithout < -0.015 && abs(error) < abs(errorWithout) / 2, "OpenCV's corners: \(without)")
+    }
+  }
+
   @Test(arguments: [0.06, -0.06])
   func aWrongStatedFocalLengthIsCaught(error: Double) throws {
     try TestFiles.withTemporaryFolder { folder in

@@ -12,8 +12,12 @@ struct MarkerFocalSample {
   /// Its mean side in the image, pixels.
   var apparentSide: Double
   /// Whether its corners were moved onto its fitted border edges (they differ from the
-  /// corners fitted to the edges' parts next to each, ``LiftedMarker/triangulationCorners``).
+  /// corners fitted to the edges' parts next to each, ``LiftedMarker/triangulationCorners``, or
+  /// the observation fitted ``LiftedMarker/focalCorners``).
   var edgeRefined: Bool
+  /// Whether those are the lifting's own corners (cells of 3.5 px and more), not
+  /// ``LiftedMarker/focalCorners``.
+  var liftingEdges: Bool
 }
 
 /// Checks the scan's stated focal length against the one its markers show.
@@ -38,7 +42,9 @@ struct MarkerFocalSample {
 /// `2b`, so a view of apparent side `ℓ` pixels reads `f·(1 − 2b/ℓ)`: OpenCV's corners sit about
 /// 0.3 px inside small markers (the real TrueDepth board: 0.37 px, sides 3 % short). The check
 /// therefore uses the corners moved onto the fitted border edges where the observation has
-/// them (``ObservationOptions/refineCornersAlongEdges``), and tests what bias is left: the
+/// them (``ObservationOptions/refineCornersAlongEdges``): the lifting's own where enough views
+/// have them, else also those fitted for this check on markers with smaller cells
+/// (``LiftedMarker/focalCorners``), and tests what bias is left: the
 /// views' focal lengths are fitted as a line in `1/ℓ` (Huber-weighted least squares, scale
 /// from the median absolute deviation); while its slope is more than two standard errors from
 /// zero, the smallest quarter of the views is left out (at most three times). The estimate is
@@ -71,9 +77,11 @@ public func checkIntrinsics(
   let bends = stickerBends(views.map(\.1), colour: colour, focalLength: focalMean(flat))
   let samples = views.compactMap { focalSample($0.1, frame: $0.0, colour: colour, side: side, bend: bends[$0.1.id] ?? .zero) }
   guard samples.count >= minimum else { return nil }
-  // Corners on fitted border edges where enough views have them; the detector's own otherwise.
-  let refined = samples.filter(\.edgeRefined)
-  let candidates = (refined.count >= minimum ? refined : samples).sorted { $0.apparentSide < $1.apparentSide }
+  // Corners on the lifting's fitted border edges where enough views have them; else on the
+  // edges fitted for this check where cells are smaller too; the detector's own otherwise.
+  let lifting = samples.filter(\.liftingEdges), refined = samples.filter(\.edgeRefined)
+  let onEdges: (MarkerFocalSample) -> Bool = lifting.count >= minimum ? { $0.liftingEdges } : { $0.edgeRefined }
+  let candidates = (refined.count >= minimum ? samples.filter(onEdges) : samples).sorted { $0.apparentSide < $1.apparentSide }
   // The smallest views first out until the rest show no trend with 1/ℓ (the corner bias).
   var generator = SeededGenerator(seed: options.seed)
   var chosen = focalBootstrap(candidates, resamples: options.resamples, workers: options.workers, generator: &generator)
@@ -88,7 +96,7 @@ public func checkIntrinsics(
   // bend's correction (between a sticker taken flat and one following the cap as measured),
   // and how far the estimate moves from all candidate views to their larger half (what a
   // corner bias left could still move it).
-  let flatCandidates = refined.count >= minimum ? flat.filter(\.edgeRefined) : flat
+  let flatCandidates = refined.count >= minimum ? flat.filter(onEdges) : flat
   let candidatesMean = focalMean(candidates)
   let bendShift = candidatesMean - focalMean(flatCandidates)
   let sizeShift = focalMean(Array(candidates[(candidates.count / 2)...])) - candidatesMean
@@ -137,9 +145,11 @@ func focalBootstrap(
 func focalSample(
   _ marker: LiftedMarker, frame: Int, colour: CameraIntrinsics, side: Double, bend: SIMD2<Double>
 ) -> MarkerFocalSample? {
-  guard marker.pixelCorners.count == 4, marker.cameraCorners.count == 4, colour.fy > 0 else { return nil }
+  // Corners on the border edges where the observation fitted them for this check alone.
+  let corners = marker.focalCorners ?? marker.pixelCorners
+  guard corners.count == 4, marker.cameraCorners.count == 4, colour.fy > 0 else { return nil }
   let aspect = colour.fx / colour.fy
-  let m = zip(marker.pixelCorners, marker.cameraCorners).map { p, c in
+  let m = zip(corners, marker.cameraCorners).map { p, c in
     SIMD2((p.x - colour.cx) * c.z, (p.y - colour.cy) * c.z * aspect)
   }
   let chords = bentSquareChords(side: side, bend: bend)
@@ -155,14 +165,16 @@ func focalSample(
     across += (d * d).sum().squareRoot()
     printed += extent.squareRoot()
     if isSide {
-      let q = marker.pixelCorners[b] - marker.pixelCorners[a]
+      let q = corners[b] - corners[a]
       apparent += (q * q).sum().squareRoot() / 4
     }
   }
   let f = across / printed
   guard f.isFinite, f > 0, apparent.isFinite, apparent > 0 else { return nil }
+  let liftingEdges = marker.pixelCorners != marker.triangulationCorners
   return MarkerFocalSample(
-    frame: frame, focalLength: f, apparentSide: apparent, edgeRefined: marker.pixelCorners != marker.triangulationCorners)
+    frame: frame, focalLength: f, apparentSide: apparent, edgeRefined: liftingEdges || marker.focalCorners != nil,
+    liftingEdges: liftingEdges)
 }
 
 /// The distances between a printed square's corners once laid on a cap that bends along its

@@ -26,6 +26,12 @@ public struct LiftedMarker: Sendable, Hashable {
   /// and resection, one view at a time, use ``pixelCorners``. The same as ``pixelCorners``
   /// without edge refinement.
   public var triangulationCorners: [SIMD2<Double>]
+  /// Corners on the fitted border edges of a marker whose cells are too small for
+  /// ``pixelCorners`` to be moved onto them (2.5–3.5 px; `ObservationOptions.focalCheckSmallestCell`),
+  /// for the focal-length check alone: OpenCV's corners sit about 0.3 px inside the printed
+  /// square there, which reads 10 mm stickers 32–45 cm away 2.5–3.7 % short. `nil` where
+  /// ``pixelCorners`` are on the edges already or the edges do not fit.
+  public var focalCorners: [SIMD2<Double>]?
   /// Robust spread (1.4826 · MAD) of the sticker's depth pixels about the smooth surface fitted
   /// through them, metres: this view's depth noise at the sticker's distance. `nil` when the
   /// corners were not lifted from one fit over the whole sticker.
