@@ -172,8 +172,7 @@ public struct ObservationOptions: Sendable, Hashable {
   /// for the focal-length check alone (``LiftedMarker/focalCorners``) where its cells are under
   /// the 3.5 px the lifting's corners need; `nil`: none. 2.5 px: on the focal study's 10 mm
   /// stickers 32–45 cm away (cells 2.2–3.1 px) the estimate reads 0.17–0.54 % short with it,
-  /// 2.5–3.7 % short without; fitting every corner from 2.0 px read 0.46–0.77 % short, two to
-  /// three times as uncertain (docs/registration.md, "Focal-length check").
+  /// 2.5–3.7 % short with OpenCV's corners (docs/registration.md, "Focal-length check").
   public var focalCheckSmallestCell: Double? = 2.5
   /// Frames in a run whose first frame is searched for markers in the whole image and the rest
   /// only around the markers seen in the run's earlier frames (``observeScan(_:options:progress:)``
