@@ -184,6 +184,18 @@ struct BorderEdge {
 }
 
 extension DetectedMarker {
+  /// The smallest cell, pixels, whose marker ``refinedAlongEdges(in:cellsAcross:span:smallestCell:)``
+  /// refines by default.
+  public static let smallestRefinedCell = 3.5
+
+  /// The marker's cell in the image, pixels: its shortest side over `cellsAcross`.
+  public func cellSize(cellsAcross: Int) -> Double {
+    (0..<4).map { k in
+      let side = corners[(k + 1) % 4] - corners[k]
+      return (side * side).sum().squareRoot()
+    }.min()! / Double(max(1, cellsAcross))
+  }
+
   /// The marker with its corners moved to where its four outer border edges meet, each edge
   /// fitted as a slight curve to sub-pixel steps measured all along it.
   ///
@@ -212,13 +224,12 @@ extension DetectedMarker {
   ///     are noisier per view; the focal-length check uses them from 2.5 px, where OpenCV's
   ///     corners are biased inwards by more).
   public func refinedAlongEdges(
-    in image: GreyImage, cellsAcross: Int, span: Double = 1, smallestCell: Double = 3.5
+    in image: GreyImage, cellsAcross: Int, span: Double = 1, smallestCell: Double = Self.smallestRefinedCell
   ) -> DetectedMarker {
     precondition(span >= 0.3 && span <= 1, "span must be in 0.3…1")
     let centre = self.centre
     var edges = (0..<4).map { BorderEdge(from: corners[$0], to: corners[($0 + 1) % 4], markerCentre: centre) }
-    let shortest = edges.map(\.length).min()!
-    let cell = shortest / Double(max(1, cellsAcross))
+    let cell = cellSize(cellsAcross: cellsAcross)
     guard cell >= smallestCell, cellsAcross >= 3 else { return self }
     let reach = min(0.6 * cell, 3), margin = max(0.35 * cell, 2)
     var fitted = [Bool](repeating: false, count: 4)

@@ -63,7 +63,9 @@ func observeFrame(
     if options.refineCornersAlongEdges {
       lifted.triangulationCorners = whole.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross, span: 0.6).corners
       // Cells too small for the corners above: edge-fitted corners for the focal-length check alone.
-      if let smallest = options.focalCheckSmallestCell, whole.corners == detected.corners {
+      if let smallest = options.focalCheckSmallestCell,
+        detected.cellSize(cellsAcross: detector.cellsAcross) < DetectedMarker.smallestRefinedCell
+      {
         let edges = detected.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross, smallestCell: smallest)
         if edges.corners != detected.corners { lifted.focalCorners = edges.corners }
       }
