@@ -107,17 +107,28 @@ struct BorderEdge {
             GreyImage.interpolates(at: profilePoint(0), width: image.width, height: image.height),
             GreyImage.interpolates(at: profilePoint(count - 1), width: image.width, height: image.height)
           else { continue }
-          for k in 0..<count { profile[k] = GreyImage.interpolated(at: profilePoint(k), in: pixels, width: image.width) }
+          // The two ends first: a profile without a clean step is left before its middle is read.
           let ends = Int(end / step)
           var inner = 0.0, outer = 0.0
-          for k in 0...ends { inner += profile[k] }
-          for k in (count - 1 - ends)..<count { outer += profile[k] }
+          for k in 0...ends {
+            profile[k] = GreyImage.interpolated(at: profilePoint(k), in: pixels, width: image.width)
+            inner += profile[k]
+          }
+          for k in (count - 1 - ends)..<count {
+            profile[k] = GreyImage.interpolated(at: profilePoint(k), in: pixels, width: image.width)
+            outer += profile[k]
+          }
           inner /= Double(ends + 1)
           outer /= Double(ends + 1)
           let contrast = outer - inner
           guard contrast >= 20 else { continue }
-          var area = 0.0
-          for k in 1..<count { area += (profile[k - 1] + profile[k] - 2 * inner) / (2 * contrast) * step }
+          for k in (ends + 1)..<max(ends + 1, count - 1 - ends) {
+            profile[k] = GreyImage.interpolated(at: profilePoint(k), in: pixels, width: image.width)
+          }
+          // The trapezoids' sum, normalised once.
+          var sum = 0.0
+          for k in 1..<count { sum += profile[k - 1] + profile[k] }
+          let area = (sum - 2 * Double(count - 1) * inner) / (2 * contrast) * step
           let e = (Double(count - 1) * step - reach) - area
           guard abs(e) <= reach - end else { continue }
           samples.append((s, offset(s) + e))
@@ -227,18 +238,58 @@ extension DetectedMarker {
     in image: GreyImage, cellsAcross: Int, span: Double = 1, smallestCell: Double = Self.smallestRefinedCell
   ) -> DetectedMarker {
     precondition(span >= 0.3 && span <= 1, "span must be in 0.3…1")
+    guard let fit = fittedBorderEdges(in: image, cellsAcross: cellsAcross, smallestCell: smallestCell) else { return self }
+    return DetectedMarker(id: id, corners: fit.corners(near: corners, span: span, in: image))
+  }
+
+  /// The corners where the whole border edges meet (``refinedAlongEdges(in:cellsAcross:span:smallestCell:)``
+  /// with a span of 1) and, from the same fitted edges, each corner from its two edges refitted
+  /// over only the fraction `localSpan` next to it; a corner whose local fit fails or would move it
+  /// more than a third of a cell from its whole-edge position keeps that position.
+  ///
+  /// The same as refining the whole-edge corners again with `localSpan`, with one fit of the four
+  /// edges instead of two.
+  public func refinedAlongEdges(
+    in image: GreyImage, cellsAcross: Int, localSpan: Double, smallestCell: Double = Self.smallestRefinedCell
+  ) -> (whole: DetectedMarker, local: DetectedMarker) {
+    precondition(localSpan >= 0.3 && localSpan <= 1, "span must be in 0.3…1")
+    guard let fit = fittedBorderEdges(in: image, cellsAcross: cellsAcross, smallestCell: smallestCell) else { return (self, self) }
+    let whole = fit.corners(near: corners, span: 1, in: image)
+    return (DetectedMarker(id: id, corners: whole), DetectedMarker(id: id, corners: fit.corners(near: whole, span: localSpan, in: image)))
+  }
+
+  /// The four border edges fitted twice from the detected corners, or `nil` where the cell is
+  /// under `smallestCell` (or the marker has fewer than three cells across).
+  private func fittedBorderEdges(in image: GreyImage, cellsAcross: Int, smallestCell: Double) -> FittedBorder? {
     let centre = self.centre
-    var edges = (0..<4).map { BorderEdge(from: corners[$0], to: corners[($0 + 1) % 4], markerCentre: centre) }
     let cell = cellSize(cellsAcross: cellsAcross)
-    guard cell >= smallestCell, cellsAcross >= 3 else { return self }
-    let reach = min(0.6 * cell, 3), margin = max(0.35 * cell, 2)
-    var fitted = [Bool](repeating: false, count: 4)
+    guard cell >= smallestCell, cellsAcross >= 3 else { return nil }
+    var fit = FittedBorder(
+      edges: (0..<4).map { BorderEdge(from: corners[$0], to: corners[($0 + 1) % 4], markerCentre: centre) },
+      fitted: [Bool](repeating: false, count: 4), cell: cell, reach: min(0.6 * cell, 3), margin: max(0.35 * cell, 2))
     for k in 0..<4 {
-      var edge = edges[k]
-      fitted[k] = edge.fit(to: image, reach: reach, margin: margin) && edge.fit(to: image, reach: reach, margin: margin)
-      if fitted[k] { edges[k] = edge }
+      var edge = fit.edges[k]
+      fit.fitted[k] =
+        edge.fit(to: image, reach: fit.reach, margin: fit.margin) && edge.fit(to: image, reach: fit.reach, margin: fit.margin)
+      if fit.fitted[k] { fit.edges[k] = edge }
     }
-    var refined = corners
+    return fit
+  }
+}
+
+/// A marker's four border edges after fitting (edge k runs from corner k to corner k + 1).
+private struct FittedBorder {
+  var edges: [BorderEdge]
+  var fitted: [Bool]
+  var cell: Double
+  var reach: Double
+  var margin: Double
+
+  /// Each of `reference`'s corners moved to where its two fitted edges meet (refitted over the
+  /// fraction `span` next to it where under 1), found from that corner; kept where an edge did
+  /// not fit or the move exceeds a third of a cell.
+  func corners(near reference: [SIMD2<Double>], span: Double, in image: GreyImage) -> [SIMD2<Double>] {
+    var refined = reference
     for k in 0..<4 {
       let before = (k + 3) % 4
       guard fitted[k], fitted[before] else { continue }
@@ -247,10 +298,10 @@ extension DetectedMarker {
         guard a.fit(to: image, reach: reach, margin: margin, from: 1 - span), b.fit(to: image, reach: reach, margin: margin, to: span)
         else { continue }
       }
-      guard let p = a.meeting(b, near: corners[k]) else { continue }
-      let move = p - corners[k]
+      guard let p = a.meeting(b, near: reference[k]) else { continue }
+      let move = p - reference[k]
       if (move * move).sum().squareRoot() <= cell / 3 { refined[k] = p }
     }
-    return DetectedMarker(id: id, corners: refined)
+    return refined
   }
 }

@@ -143,6 +143,30 @@ extension SubpixelTests {
     #expect(after.max()! < before.max()!)
   }
 
+  /// Both corner sets from one fit of the four edges: the whole-edge corners are exactly the
+  /// one-set refinement's, and the local ones (each corner from the 60 % of its edges next to it)
+  /// agree with refining the whole-edge corners again within 0.01 px and lie as close to the
+  /// truth (within 0.03 px on these exact renderings).
+  @Test(arguments: [
+    (SIMD2(90.5, 88.25), 71.3, 0.30),
+    (SIMD2(95.71, 84.07), 84.9, 1.20),
+    (SIMD2(96.29, 95.48), 24.6, 0.83),
+  ])
+  func oneFitOfTheEdgesGivesBothCornerSets(centre: SIMD2<Double>, side: Double, angle: Double) throws {
+    let (pixels, truth, found) = try Self.detectRendered(centre: centre, side: side, angle: angle)
+    let image = GreyImage(pixels: pixels, width: 192, height: 192)
+    let both = found[0].refinedAlongEdges(in: image, cellsAcross: 6, localSpan: 0.6)
+    let whole = found[0].refinedAlongEdges(in: image, cellsAcross: 6)
+    #expect(both.whole == whole)
+    let again = whole.refinedAlongEdges(in: image, cellsAcross: 6, span: 0.6)
+    func error(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
+    for k in 0..<4 {
+      #expect(both.local.corners[k] != found[0].corners[k], "corner \(k) not refined")
+      #expect(error(both.local.corners[k], again.corners[k]) <= 0.01, "corner \(k): \(both.local.corners[k]) against \(again.corners[k])")
+      #expect(error(both.local.corners[k], truth[k]) <= 0.03, "corner \(k) off by \(error(both.local.corners[k], truth[k])) px")
+    }
+  }
+
   /// Where the cells are too small to hold a profile, or the marker touches the image
   /// border, the corners stay as detected.
   @Test func edgeFitKeepsCornersItCannotImprove() throws {
@@ -151,5 +175,7 @@ extension SubpixelTests {
     #expect(marker.refinedAlongEdges(in: blank, cellsAcross: 6) == marker)
     let large = DetectedMarker(id: 3, corners: [[-5, 2], [50, 2], [50, 60], [-5, 60]])
     #expect(large.refinedAlongEdges(in: blank, cellsAcross: 6) == large)
+    let both = marker.refinedAlongEdges(in: blank, cellsAcross: 6, localSpan: 0.6)
+    #expect(both.whole == marker && both.local == marker)
   }
 }

@@ -55,13 +55,15 @@ func observeFrame(
   // parts next to each corner for triangulation (see LiftedMarker.triangulationCorners).
   let image = GreyImage(pixels: grey, width: frame.color.width, height: frame.color.height)
   let markers = found.compactMap { detected -> LiftedMarker? in
-    let whole = options.refineCornersAlongEdges ? detected.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross) : detected
+    let refined =
+      options.refineCornersAlongEdges ? detected.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross, localSpan: 0.6) : nil
     guard
       var lifted = LiftedMarker(
-        marker: whole, depth: frame.depth, colour: frame.color.intrinsics, sideLength: sideLength, options: options.lifting)
+        marker: refined?.whole ?? detected, depth: frame.depth, colour: frame.color.intrinsics, sideLength: sideLength,
+        options: options.lifting)
     else { return nil }
-    if options.refineCornersAlongEdges {
-      lifted.triangulationCorners = whole.refinedAlongEdges(in: image, cellsAcross: detector.cellsAcross, span: 0.6).corners
+    if let refined {
+      lifted.triangulationCorners = refined.local.corners
       // Cells too small for the corners above: edge-fitted corners for the focal-length check alone.
       if let smallest = options.focalCheckSmallestCell,
         detected.cellSize(cellsAcross: detector.cellsAcross) < DetectedMarker.smallestRefinedCell
