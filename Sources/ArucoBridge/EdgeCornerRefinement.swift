@@ -150,26 +150,31 @@ struct BorderEdge {
 
   /// Least-squares `c0 + c1·t + c2·t²` through (s, e) pairs.
   static func parabola(through points: [(s: Double, e: Double)], length: Double) -> SIMD3<Double>? {
-    var m = [Double](repeating: 0, count: 9), r = SIMD3<Double>.zero
+    // The normal matrix by rows, without allocating.
+    var m = (SIMD3<Double>.zero, SIMD3<Double>.zero, SIMD3<Double>.zero), r = SIMD3<Double>.zero
     for (s, e) in points {
       let t = s / length - 0.5
       let basis = SIMD3(1, t, t * t)
-      for i in 0..<3 {
-        for j in 0..<3 { m[3 * i + j] += basis[i] * basis[j] }
-        r[i] += basis[i] * e
+      for j in 0..<3 {
+        m.0[j] += basis[0] * basis[j]
+        m.1[j] += basis[1] * basis[j]
+        m.2[j] += basis[2] * basis[j]
       }
+      r += basis * e
     }
     // Cramer's rule on the symmetric 3×3 system.
-    func det(_ a: [Double]) -> Double {
-      a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6])
+    func det(_ a: SIMD3<Double>, _ b: SIMD3<Double>, _ c: SIMD3<Double>) -> Double {
+      a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0])
     }
-    let d = det(m)
+    let d = det(m.0, m.1, m.2)
     guard abs(d) > 1e-12 else { return nil }
     var solution = SIMD3<Double>.zero
     for column in 0..<3 {
-      var a = m
-      for row in 0..<3 { a[3 * row + column] = r[row] }
-      solution[column] = det(a) / d
+      var (a, b, c) = m
+      a[column] = r[0]
+      b[column] = r[1]
+      c[column] = r[2]
+      solution[column] = det(a, b, c) / d
     }
     return solution
   }

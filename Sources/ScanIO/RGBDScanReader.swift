@@ -126,10 +126,25 @@ public final class RGBDScanReader: ScanReader {
 enum DepthDecoding {
   /// In place: disparity becomes depth; samples that are no depth (NaN, ≤ 0, ±∞, or outside
   /// ``DepthMap/validRange`` once in metres) become NaN.
+  ///
+  /// Eight samples at a time: a depth in range is kept (NaN, ±∞, 0 and negative values are not
+  /// in it), and a disparity's reciprocal likewise (that of 0, ∞ or a negative value is not).
   static func toMetres(_ values: UnsafeMutableBufferPointer<Float>, disparity: Bool) {
-    for i in values.indices {
-      let v = values[i]
-      values[i] = v > 0 && v.isFinite ? DepthMap.validMetres(disparity ? 1 / v : v) : .nan
+    guard let base = values.baseAddress else { return }
+    let low = DepthMap.validRange.lowerBound, high = DepthMap.validRange.upperBound
+    let lows = SIMD8<Float>(repeating: low), highs = SIMD8<Float>(repeating: high), nans = SIMD8<Float>(repeating: .nan)
+    var i = 0
+    while i + 8 <= values.count {
+      var v = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
+      if disparity { v = 1 / v }
+      let kept = nans.replacing(with: v, where: (v .>= lows) .& (v .<= highs))
+      UnsafeMutableRawPointer(base + i).storeBytes(of: kept, as: SIMD8<Float>.self)
+      i += 8
+    }
+    while i < values.count {
+      let v = disparity ? 1 / values[i] : values[i]
+      values[i] = v >= low && v <= high ? v : .nan
+      i += 1
     }
   }
 }

@@ -16,28 +16,52 @@ package func lowerMedian<Value: Comparable>(_ values: [Value]) -> Value {
   return orderStatistic(values, (values.count - 1) / 2)
 }
 
-/// `values.sorted()[k]` by Hoare's quickselect with a middle pivot, O(n) expected time.
+/// `values.sorted()[k]` by quickselect, O(n) expected time.
+///
+/// Each step takes the median of the range's first, middle and last elements as pivot and
+/// moves the elements below it to the front, then those equal to it after them, in passes
+/// without a data-dependent branch (every element is swapped; a comparison's result only moves
+/// the end of the front part, by the comparison's bit), so unpredictable comparisons cost no mispredicted branches. A
+/// k among the equal ones returns the pivot; otherwise the search goes on in the part that
+/// holds k. Ranges of 16 or fewer are sorted, as is a range still large after 2·log₂ n + 8
+/// steps (so the worst case stays O(n log n)). Any correct selection returns the same value.
 /// - Precondition: `0 ≤ k < values.count`, no NaN.
 @inlinable
 package func orderStatistic<Value: Comparable>(_ values: [Value], _ k: Int) -> Value {
+  precondition(k >= 0 && k < values.count, "order statistic out of range")
   var a = values
-  // On the buffer: no bounds or uniqueness checks in the inner loops (the same steps and result).
+  // On the buffer: no bounds or uniqueness checks in the inner loops.
   return a.withUnsafeMutableBufferPointer { a in
-    var low = 0, high = a.count - 1
-    while low < high {
-      let pivot = a[(low + high) / 2]
-      var i = low, j = high
-      while i <= j {
-        while a[i] < pivot { i += 1 }
-        while pivot < a[j] { j -= 1 }
-        if i <= j {
-          a.swapAt(i, j)
-          i += 1
-          j -= 1
-        }
+    var low = 0, high = a.count  // the half-open range holding k
+    var steps = 2 * (Int.bitWidth - high.leadingZeroBitCount) + 8
+    while high - low > 16 && steps > 0 {
+      steps -= 1
+      let x = a[low], y = a[low + (high - low) / 2], z = a[high - 1]
+      let pivot = max(min(x, y), min(max(x, y), z))
+      // Below the pivot to the front: [low, less).
+      var less = low
+      for i in low..<high {
+        let v = a[i]
+        a[i] = a[less]
+        a[less] = v
+        less &+= Int(unsafeBitCast(v < pivot, to: UInt8.self))
       }
-      if k <= j { high = j } else if k >= i { low = i } else { break }
+      if k < less {
+        high = less
+        continue
+      }
+      // Equal to the pivot next: [less, equal); the pivot is among them, so the range shrinks.
+      var equal = less
+      for i in less..<high {
+        let v = a[i]
+        a[i] = a[equal]
+        a[equal] = v
+        equal &+= Int(unsafeBitCast(!(v < pivot) && !(pivot < v), to: UInt8.self))
+      }
+      if k < equal { return pivot }
+      low = equal
     }
+    a[low..<high].sort()
     return a[k]
   }
 }

@@ -15,6 +15,30 @@ struct NumericsTests {
     }
   }
 
+  /// Every order statistic equals the sorted array's element, on random values with and
+  /// without ties and on the orders that defeat simple pivots (sorted, reversed, organ pipe,
+  /// all equal, two values).
+  @Test func orderStatisticsEqualTheSortedElements() {
+    var random = SeededGenerator(seed: 11)
+    var inputs: [[Double]] = []
+    for count in [1, 2, 17, 18, 33, 100, 1000, 4097] {
+      inputs.append((0..<count).map { _ in Double(random.below(1_000_000)) / 7 })
+      inputs.append((0..<count).map { _ in Double(random.below(4)) })
+      inputs.append((0..<count).map(Double.init))
+      inputs.append((0..<count).reversed().map(Double.init))
+      inputs.append((0..<count).map { Double(min($0, count - 1 - $0)) })
+      inputs.append([Double](repeating: 2.5, count: count))
+      inputs.append((0..<count).map { Double($0 % 2) })
+    }
+    for values in inputs {
+      let sorted = values.sorted()
+      let ks = values.count <= 100 ? Array(values.indices) : [0, 1, values.count / 3, values.count / 2, values.count - 2, values.count - 1]
+      for k in ks {
+        #expect(orderStatistic(values, k) == sorted[k], "k \(k) of \(values.count)")
+      }
+    }
+  }
+
   @Test func rootMeanSquareOfKnownValues() {
     #expect(rootMeanSquare([3, 4, 0, 0]) == 2.5)
     #expect(rootMeanSquare(ofSquares: [1, 9]) == 5.0.squareRoot())
