@@ -35,7 +35,10 @@ final class StageFixture: Sendable {
       simulation.seed = 11
       let scan = try simulateScan(simulation, to: folder.appendingPathComponent("stages.rgbdscan").path, format: .stream)
       let reader = try openScan(at: scan.scanPath)
-      let detector = try MarkerDetector(dictionary: reader.header.markers.dictionary, parameters: options.observation.detector)
+      // The scan pipeline's detector: the parameters' smallest threshold window and one sized
+      // from the scan's markers (observeScan's choice), not OpenCV's three.
+      let opencv = try MarkerDetector(dictionary: reader.header.markers.dictionary, parameters: options.observation.detector)
+      let detector = try observeScan(reader, options: options.observation).thresholdWindow?.detector(like: opencv) ?? opencv
       let frames = try (0..<reader.frameCount).map { try reader.frame(at: $0) }
       let greys = frames.map { $0.color.grey() }
       detections = try zip(frames, greys).map { frame, grey in

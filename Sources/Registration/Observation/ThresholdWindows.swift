@@ -57,8 +57,10 @@ public struct ThresholdWindowChoice: Sendable, Hashable, Codable {
     return 2 * Int((pixels / 2).rounded(.down)) + 1
   }
 
-  /// A detector like `detector` thresholding with its smallest window and this one.
-  func detector(like detector: MarkerDetector) throws -> MarkerDetector {
+  /// A detector like `detector` thresholding with its smallest window and this one: what
+  /// ``observeScan(_:options:progress:)`` searches the scan's frames with.
+  /// - Throws: `ArucoError` where OpenCV refuses the parameters.
+  public func detector(like detector: MarkerDetector) throws -> MarkerDetector {
     var parameters = detector.parameters
     let smallest = parameters.adaptiveThreshWinSizeMin
     parameters.adaptiveThreshWinSizeMax = max(smallest, window)
