@@ -1,8 +1,6 @@
-import Synchronization
-
 /// Hands out 0, 1, 2, … below a limit to whichever thread asks first.
 package final class IndexDispenser: Sendable {
-  private let next = Mutex(0)
+  private let next = Locked(0)
   private let limit: Int
 
   /// A dispenser of `0..<limit`.

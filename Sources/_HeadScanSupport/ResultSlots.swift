@@ -1,15 +1,13 @@
-import Synchronization
-
 /// A fixed number of slots filled concurrently, each once, and read when the work is done.
 ///
-/// The slots sit behind a `Mutex`, so the type is `Sendable` without `@unchecked`.
+/// The slots sit behind a lock (``Locked``), so the type is `Sendable`.
 package final class ResultSlots<Value: Sendable>: Sendable {
   private struct State {
     var values: [Value?]
     var filled = 0
   }
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   /// Slots.
   package let count: Int
@@ -17,7 +15,7 @@ package final class ResultSlots<Value: Sendable>: Sendable {
   /// `count` empty slots.
   package init(count: Int) {
     self.count = count
-    state = Mutex(State(values: Array(repeating: nil, count: count)))
+    state = Locked(State(values: Array(repeating: nil, count: count)))
   }
 
   /// Fills slot `index`; returns how many slots are filled now, this one included.

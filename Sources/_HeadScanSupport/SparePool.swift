@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Frame-sized buffers that a parallel stage's workers hand back after a work item and take
 /// again for the next, instead of allocating and freeing them once a frame.
 ///
@@ -10,13 +8,13 @@ import Synchronization
 /// by the frames. Values are moved in and out whole, so a buffer taken is uniquely referenced
 /// and can be written in place.
 package final class SparePool<Value: Sendable>: Sendable {
-  private let spares: Mutex<[Value]>
+  private let spares: Locked<[Value]>
   private let limit: Int
 
   /// An empty pool that keeps at most `limit` (at least 1) buffers.
   package init(limit: Int) {
     self.limit = max(1, limit)
-    spares = Mutex([])
+    spares = Locked([])
   }
 
   /// A buffer handed back earlier, or `nil` when none is spare.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import _HeadScanSupport
 
@@ -156,7 +155,7 @@ struct ParallelBatchesTests {
   @Test func workersBeyondTheCoresDoNotRunAtOnce() throws {
     let workers = 4 * coresAvailable + 3, limit = coresAvailable
     #expect(threadsRunning(workers: workers) == limit)
-    let running = Mutex((now: 0, most: 0))
+    let running = Locked((now: 0, most: 0))
     @Sendable func busy() {
       running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
       usleep(2000)
@@ -191,7 +190,7 @@ struct ParallelBatchesTests {
   @Test func everyIndexRunsOnceOnEveryWorkerCount() {
     for workers in [1, 2, 5, 40] {
       let slots = ResultSlots<Int>(count: 23)
-      let calls = Mutex(0)
+      let calls = Locked(0)
       forEachIndexConcurrently(23, workers: workers) { i in
         calls.withLock { $0 += 1 }
         slots.store(i * 2, at: i)
@@ -218,7 +217,7 @@ struct ParallelBatchesTests {
     #expect(taken == [[2], [1], nil], "the third buffer handed back was dropped")
     // Workers taking and handing back at once: every buffer out is one that was handed back.
     let shared = SparePool<[Int]>(limit: 4)
-    let seen = Mutex<[Int]>([])
+    let seen = Locked<[Int]>([])
     DispatchQueue.concurrentPerform(iterations: 64) { k in
       let buffer = shared.take() ?? [k]
       seen.withLock { $0.append(buffer[0]) }
