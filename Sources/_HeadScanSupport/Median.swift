@@ -51,12 +51,13 @@ package func orderStatistic<Value: Comparable>(_ values: [Value], _ k: Int) -> V
         continue
       }
       // Equal to the pivot next: [less, equal); the pivot is among them, so the range shrinks.
+      // Nothing from `less` on is below the pivot, so equal is not above it.
       var equal = less
       for i in less..<high {
         let v = a[i]
         a[i] = a[equal]
         a[equal] = v
-        equal &+= Int(unsafeBitCast(!(v < pivot) && !(pivot < v), to: UInt8.self))
+        equal &+= Int(unsafeBitCast(!(pivot < v), to: UInt8.self))
       }
       if k < equal { return pivot }
       low = equal

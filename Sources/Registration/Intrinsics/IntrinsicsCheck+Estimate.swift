@@ -268,7 +268,7 @@ func huberFit(
   tolerance: Double = 1e-9
 ) -> (intercept: Double, slope: Double) {
   guard !points.isEmpty else { return (.nan, .nan) }
-  var a = upperMedian(points.map(\.y)), b = 0.0
+  var a = 0.0, b = 0.0
   var weights = [Double](repeating: 1, count: points.count)
   var residuals = [Double](repeating: 0, count: points.count)
   // The Huber weights of the residuals from the line (a, b).
@@ -280,6 +280,8 @@ func huberFit(
   if let start, start.intercept.isFinite, start.slope.isFinite {
     (a, b) = (start.intercept, slopeFree ? start.slope : 0)
     reweight()
+  } else {
+    a = upperMedian(points.map(\.y))
   }
   for _ in 0..<20 {
     var sw = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
