@@ -214,7 +214,7 @@ public struct CapSheet: Sendable {
     do {
       detector = try MarkerDetector(dictionary: options.dictionary)
     } catch {
-      if case .unknownDictionary(_)? = error as? ArucoError { throw .unknownDictionary(options.dictionary) }
+      if case .unknownDictionary = error { throw .unknownDictionary(options.dictionary) }
       throw .marker(String(describing: error))
     }
     dictionarySize = detector.dictionarySize

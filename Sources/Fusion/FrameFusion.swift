@@ -90,7 +90,8 @@ extension FrameFusion.Projection {
     // seen to be kept, too few to place a sphere.
     guard let sphere = Sphere(fitting: markerCentres) else {
       throw .numerical(
-        path: path, detail: "\(markerCentres.count) mapped markers do not place the head (a sphere needs 4 not on one plane)")
+        path: path, detail:
+          "\(markerCentres.count) mapped marker\(markerCentres.count == 1 ? " does" : "s do") not place the head (a sphere needs 4 not on one plane)")
     }
     // The voxels: the sphere's ball for a head (down to 5 cm inside the sphere: the face below
     // the cap). Markers on a much flatter surface (a calibration board: the sphere through them

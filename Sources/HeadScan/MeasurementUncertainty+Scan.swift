@@ -21,7 +21,10 @@ extension MeasurementUncertainty {
   ///   the frame's pose error at the landmark: the frame's corner
   ///   residual `σ` (RMS, per axis `σ/√3`) through the rigid fit's leverage,
   ///   `σ_axis² (1/N + 3d² / (2 Σ|xᵢ − x̄|²))` for N corners xᵢ of its registered markers and a
-  ///   landmark `d` from their centroid. Landmarks given in the world are taken as exact.
+  ///   landmark `d` from their centroid; `σ` is the frame's RMS times `√(3N / (3N − 6))` (the
+  ///   pose took six of the residuals' degrees of freedom), never less than the median
+  ///   registered frame's RMS (one sticker's four corners estimate their own noise poorly).
+  ///   Landmarks given in the world are taken as exact.
   /// - Scale: the marker map's, `cornerRMS / (R √(4K))` for K registered markers spread R (RMS)
   ///   about their centroid: a marker's corner errors that are its own (print, fit to the curved
   ///   cap) do not average over its observations. (A depth scale error of the sensor itself
@@ -45,6 +48,8 @@ extension MeasurementUncertainty {
     // Frames that see a point of the head: the registered frames times the share of the cap a frame sees.
     let registered = reconstruction.frames.filter { $0.worldFromCamera != nil }
     let seen = capMarkers > 0 ? registered.reduce(0.0) { $0 + Double($1.detectedIDs.count) } / Double(capMarkers) : 0
+    let frameRMS = registered.compactMap(\.rms).sorted()
+    let typicalRMS = frameRMS.isEmpty ? 0 : frameRMS[frameRMS.count / 2]
     if let file, let lifted = frame.landmarks, frame.source == .landmarks {
       let placed = [("nasion", lifted.nasion), ("noseTip", lifted.noseTip), ("leftEar", lifted.leftEar), ("rightEar", lifted.rightEar)]
       landmarks = placed.map { name, world in
@@ -72,7 +77,11 @@ extension MeasurementUncertainty {
           let spread = corners.reduce(0.0) { $0 + ($1 - centroid).dot($1 - centroid) }
           let d = world - centroid
           let leverage = 1 / Double(corners.count) + (spread > 0 ? 1.5 * d.dot(d) / spread : 0)
-          poseSD = rms / 3.0.squareRoot() * leverage.squareRoot()
+          // The fit took 6 of the corners' 3N coordinates' degrees of freedom, and a frame held
+          // by few corners estimates its own noise poorly: never below the median frame's.
+          let freedom = Double(3 * corners.count - 6)
+          let noise = freedom > 0 ? max(rms * (Double(3 * corners.count) / freedom).squareRoot(), typicalRMS) : typicalRMS
+          poseSD = noise / 3.0.squareRoot() * leverage.squareRoot()
         }
         return Landmark(position: position, isotropicSD: poseSD, alongRaySD: alongRay, ray: ray)
       }

@@ -45,8 +45,7 @@ public func reconstructHead(
   let stated = scan.header.colorIntrinsics.fx
   var scan = scan
   if case .pixels(let focalLength) = options.focalLength { scan = try RefocusedScan(scan, focalLength: focalLength) }
-  var observation = options.observation
-  observation.markersToPlaceAFrame = options.chain.minimumMarkersPerFrame
+  let observation = options.observation
   func observe() throws -> ScanObservations {
     try log.run("observe") { try observeScan(scan, options: observation) { progress?(.detecting, $0, $1) } }
   }

@@ -84,7 +84,7 @@ extension MapOptimisation: StageCounting {
 extension FrameResection: StageCounting {
   var stageCounts: [StageReport.Count] {
     [
-      .init("frames resected", resectedFrames.count), .init("frames rejected: too little depth", rejectedFrames.count),
+      .init("frames resected", resectedFrames.count), .init("frames rejected: pose not determined or no depth", rejectedFrames.count),
       .init("markers triangulated", markersTriangulated ? optimisation.solution.map.count : 0),
     ]
   }

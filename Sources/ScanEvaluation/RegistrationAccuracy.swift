@@ -74,6 +74,12 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
     public var markers: Int
     /// Its corner RMS after optimisation, mm.
     public var rms: Double
+    /// How far its pose puts the centre of the marker map (the mean of the kept markers'
+    /// corners) from where the true pose puts it, mm.
+    public var centreMillimetres: Double = 0
+    /// The pose's stated uncertainty there (``FrameDiagnostics/poseUncertainty``), standard
+    /// deviation per axis, mm; `nil` where none was stated.
+    public var poseUncertainty: Double?
   }
 
   /// In the reconstruction's world (the lowest kept marker's own frame).
@@ -112,11 +118,16 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
             cornerErrors: zip(m.corners, t.corners).map { e, c in t.headFromMarker.rotation.transposed * (fit.transform.apply(e) - c) * 1000 })
         }
       }
+      let kept = result.markers.flatMap(\.corners)
+      let centre = kept.reduce(SIMD3<Double>.zero, +) / Double(max(1, kept.count))
       cameras = result.frames.compactMap { f in
         guard let pose = f.worldFromCamera, f.index < truth.cameras.count else { return nil }
+        let trueHeadFromCamera = truth.cameras[f.index].headFromCamera
+        let centreError = (trueHeadFromCamera.apply(pose.inverse.apply(centre)) - fit.transform.apply(centre)).length
         return CameraError(
-          frame: f.index, millimetres: (fit.transform * pose).difference(to: truth.cameras[f.index].headFromCamera).distance * 1000,
-          markers: f.liftedByDepth, rms: (f.rms ?? 0) * 1000)
+          frame: f.index, millimetres: (fit.transform * pose).difference(to: trueHeadFromCamera).distance * 1000,
+          markers: f.liftedByDepth, rms: (f.rms ?? 0) * 1000, centreMillimetres: centreError * 1000,
+          poseUncertainty: f.poseUncertainty.map { $0 * 1000 })
       }
     }
     keptFraction = Double(result.framesRegistered) / Double(max(1, result.frames.count))

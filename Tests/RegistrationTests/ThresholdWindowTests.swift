@@ -150,14 +150,14 @@ struct ThresholdWindowTests {
     }
   }
 
-  /// The count that sends a frame back to the three windows is the markers a frame needs to be
-  /// placed: asking more than any frame shows searches every frame again, and gives the three
-  /// windows' observations frame for frame; asking none searches no frame again, not even a blank one.
-  @Test func framesWithFewerMarkersThanAFrameNeedsAreSearchedAgain() throws {
+  /// The count below which a frame goes back to the three windows: asking more than any frame
+  /// shows searches every frame again, and gives the three windows' observations frame for
+  /// frame; asking none searches no frame again, not even a blank one.
+  @Test func framesWithFewerMarkersThanAskedAreSearchedAgain() throws {
     try TestFiles.withTemporaryFolder { folder in
       let scan = try Self.simulated(markerSide: 0.016, frames: 30, in: folder)
       var options = ObservationOptions.default
-      options.markersToPlaceAFrame = 1000
+      options.searchAgainBelowMarkers = 1000
       let everyFrame = try observeScan(scan, options: options)
       var three = ObservationOptions.default
       three.thresholdWindows = .detectorParameters
@@ -166,7 +166,7 @@ struct ThresholdWindowTests {
       for (a, b) in zip(everyFrame.frames, threeWindows.frames) {
         #expect(a.lifted.map(\.cameraCorners) == b.lifted.map(\.cameraCorners), "frame \(a.diagnostics.index)")
       }
-      options.markersToPlaceAFrame = 0
+      options.searchAgainBelowMarkers = 0
       let blanked = try observeScan(BlankingReader(scan, blank: [2, 7]), options: options)
       #expect(blanked.thresholdWindow?.framesSearchedAgain == 0)
     }

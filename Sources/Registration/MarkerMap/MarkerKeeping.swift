@@ -7,7 +7,7 @@ import _HeadScanSupport
 /// corners (re-defined by ``defineWorld(_:cloud:)`` when the corners move, e.g. when settled).
 ///
 /// Frames that were placed and kept get their `worldFromCamera`; frames never placed are
-/// ``FrameRejection/notLinked`` (or ``FrameRejection/tooFewMarkers(_:)`` without markers left).
+/// ``FrameRejection/notLinked``.
 /// - Throws: ``ReconstructionError/notEnoughFrames(path:registered:reasons:)`` when fewer than
 ///   two frames were optimised; ``ReconstructionError/noWellSeenMarker(path:best:)`` when no
 ///   marker passes `rule`.
@@ -17,7 +17,7 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
   let optimised = Set(optimisation.optimisedFrames)
   for f in solution.frames.indices where solution.frames[f].rejection == nil {
     if solution.mapFromCamera[f] == nil || !optimised.contains(f) {
-      solution.frames[f].rejection = solution.markers[f].isEmpty ? .tooFewMarkers(solution.markers[f].count) : .notLinked
+      solution.frames[f].rejection = .notLinked
     }
   }
   guard optimisation.optimisedFrames.count >= 2 else {

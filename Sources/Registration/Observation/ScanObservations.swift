@@ -112,7 +112,7 @@ private struct FrameBuffers: Sendable {
 /// Observes consecutive frames one after another, tracking the cap markers from frame to frame
 /// (see ``observeScan(_:options:progress:)``), each frame read into `buffers`. A frame where
 /// `detector` finds fewer cap markers in the whole image than
-/// ``ObservationOptions/markersToPlaceAFrame`` is searched again with `fallback`.
+/// ``ObservationOptions/searchAgainBelowMarkers`` is searched again with `fallback`.
 private func observeRun(
   _ run: Range<Int>, of scan: any ScanReader, detector: MarkerDetector, fallback: MarkerDetector?, capMarkerCount: Int?,
   sideLength: Double, options: ObservationOptions, buffers: inout FrameBuffers
@@ -142,7 +142,7 @@ private func observeRun(
     if found == nil { wholeImageSearches += 1 }
     var detected = try found ?? detector.detect(grey: grey, width: width, height: height)
     var onCap = detected.filter { $0.isOnCap(capMarkerCount) }
-    if found == nil, let fallback, onCap.count < options.markersToPlaceAFrame {
+    if found == nil, let fallback, onCap.count < options.searchAgainBelowMarkers {
       searchedAgain += 1
       detected = try fallback.detect(grey: grey, width: width, height: height)
       onCap = detected.filter { $0.isOnCap(capMarkerCount) }
@@ -187,11 +187,11 @@ public struct ObservationOptions: Sendable, Hashable {
   /// parameters' smallest and one sized from the scan's markers (the default), or the detector
   /// parameters' own.
   public var thresholdWindows = ThresholdWindows.fromMarkerSize()
-  /// Cap markers a frame needs to be placed (``ChainOptions/minimumMarkersPerFrame``): a frame
-  /// whose search with the window sized from the markers finds fewer is searched again with
-  /// the detector parameters' own windows, so that a window choice never costs a frame its
-  /// place. `reconstructHead` sets it from its chain options.
-  public var markersToPlaceAFrame = 2
+  /// A frame whose search with the window sized from the markers finds fewer cap markers than
+  /// this is searched again with the detector parameters' own windows, so that a window choice
+  /// does not leave a frame held by one sticker (or none) where more could be found: one
+  /// sticker places a frame only as well as its 16 mm square determines a pose.
+  public var searchAgainBelowMarkers = 2
 
   /// Worker threads (`nil`: one a core this process may use). The result does not depend on it.
   public var workers: Int?

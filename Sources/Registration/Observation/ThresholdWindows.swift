@@ -19,9 +19,8 @@ public enum ThresholdWindows: Sendable, Hashable {
   /// Two windows: the detector parameters' smallest, and one `cellsPerWindow` times the median
   /// cell of the markers found in ``sampleFrames`` evenly spaced frames searched with the
   /// detector parameters' windows (rounded to an odd number of pixels, at least 3). A frame
-  /// where these find fewer cap markers than a frame needs to be placed
-  /// (``ObservationOptions/markersToPlaceAFrame``) is searched again with the detector
-  /// parameters' windows.
+  /// where these find fewer cap markers than ``ObservationOptions/searchAgainBelowMarkers`` is
+  /// searched again with the detector parameters' windows.
   /// When the sample frames hold no cap marker, or `cellsPerWindow` is not a positive number,
   /// every frame is searched with those.
   case fromMarkerSize(cellsPerWindow: Double = ThresholdWindows.cellsPerWindow)

@@ -24,8 +24,14 @@ public struct FrameChain: Sendable {
 /// The chaining stage: screens the frames, then places them through shared markers,
 /// strongest links first, starting from the marker seen in most frames.
 ///
-/// A frame is rejected when it has no markers, is motion-blurred, or has fewer usable markers
-/// (each seen in at least two frames) than ``ChainOptions/minimumMarkersPerFrame``. A marker
+/// A frame is rejected when it has no markers or is motion-blurred; one none of whose markers is
+/// seen in another frame is not linked. No count of markers enters: a frame is placed through
+/// whatever mapped markers it sees, one sticker's four lifted corners being enough to
+/// determine a pose; how well each frame's pose is determined is judged after the optimisation
+/// (``resectFrames(_:options:)``, ``FrameDiagnostics/poseUncertainty``). The chain starts from
+/// the group of markers seen together (directly or through others) that holds the most markers,
+/// at the marker of that group seen in most frames: frames outside the group can never be
+/// linked to it. A marker
 /// joins the map only when two placed frames agree on where it is (within
 /// ``ChainOptions/misreadSides`` printed sides): one frame's view can be a misread id, and a
 /// misplaced marker would misplace every frame chained through it. A mapped marker that lies
@@ -54,8 +60,9 @@ public func chainFrames(_ observations: ScanObservations, options: ChainOptions 
   return chain
 }
 
-/// Rejects frames without markers, motion-blurred ones and those with too few usable markers
-/// (each seen in at least two frames), emptying their markers; returns how many frames saw each id.
+/// Rejects frames without markers and motion-blurred ones, emptying their markers; keeps in
+/// every frame only the markers seen in another frame too (only those can link it), calling a
+/// frame left with none not linked; returns how many frames saw each id.
 private func screenFrames(_ solution: inout MapSolution, options: ChainOptions) -> [Int: Int] {
   var seen: [Int: Int] = [:]
   for frame in solution.markers { for m in frame { seen[m.id, default: 0] += 1 } }
@@ -66,18 +73,42 @@ private func screenFrames(_ solution: inout MapSolution, options: ChainOptions) 
     } else if let blur = solution.frames[f].edgeBlur, blur > options.maximumEdgeBlur {
       solution.frames[f].rejection = .motionBlur(pixels: blur)
       solution.markers[f] = []
-    } else if solution.markers[f].count < options.minimumMarkersPerFrame {
-      solution.frames[f].rejection = .tooFewMarkers(solution.markers[f].count)
-      solution.markers[f] = []
+    } else if solution.markers[f].isEmpty {
+      solution.frames[f].rejection = .notLinked
     }
   }
   return seen
 }
 
-/// The marker seen in most frames (lowest id among equals) that a usable frame still sees, and
-/// its best observation: lifted by depth before PnP, then the squarest.
+/// The marker to start the chain from, and its best observation (lifted by depth before PnP,
+/// then the squarest): in the largest group of markers that usable frames connect (two
+/// markers are connected when a frame sees both; the group with the most markers, then the
+/// most observations), the one seen in most frames (lowest id among equals).
 private func seedMarker(seen: [Int: Int], usable: [[LiftedMarker]]) -> (Int, LiftedMarker)? {
-  let candidates = seen.filter { $0.value >= 2 }.sorted { ($0.value, -$0.key) > ($1.value, -$1.key) }.map(\.key)
+  // Union–find over the ids, joined frame by frame.
+  var parent: [Int: Int] = [:]
+  func root(_ id: Int) -> Int {
+    var r = id
+    while let p = parent[r], p != r { r = p }
+    var k = id
+    while let p = parent[k], p != r { parent[k] = r; k = p }
+    return r
+  }
+  for frame in usable {
+    for m in frame where parent[m.id] == nil { parent[m.id] = m.id }
+    guard let first = frame.first else { continue }
+    for m in frame.dropFirst() {
+      let a = root(first.id), b = root(m.id)
+      if a != b { parent[max(a, b)] = min(a, b) }
+    }
+  }
+  var groups: [Int: (markers: Int, observations: Int)] = [:]
+  for id in parent.keys { groups[root(id), default: (0, 0)].markers += 1 }
+  for frame in usable { for m in frame { groups[root(m.id), default: (0, 0)].observations += 1 } }
+  guard let group = groups.max(by: { ($0.value.markers, $0.value.observations, -$0.key) < ($1.value.markers, $1.value.observations, -$1.key) })?.key
+  else { return nil }
+  let candidates = seen.filter { $0.value >= 2 && parent[$0.key] != nil && root($0.key) == group }
+    .sorted { ($0.value, -$0.key) > ($1.value, -$1.key) }.map(\.key)
   let observations = usable.flatMap { $0 }
   for id in candidates {
     let best = observations.filter { $0.id == id }.min {
@@ -178,18 +209,22 @@ private func dropOutliers(_ solution: inout MapSolution, deviations: Double, mis
   // A spread so wide that its limit passes a printed side would let misreads through.
   let limit = min(test.limit(), misread)
   solution.noise.outlierDistance = limit
+  var worst: [Int: Double] = [:]
   for misfit in misfits where !(misfit.distance <= limit) {
     solution.frames[misfit.frame].outlierIDs.append(misfit.id)
     solution.markers[misfit.frame].removeAll { $0.id == misfit.id }
+    worst[misfit.frame] = max(worst[misfit.frame] ?? 0, misfit.distance)
+  }
+  // A frame all of whose markers were outliers holds no pose any more.
+  for (f, distance) in worst where solution.markers[f].isEmpty {
+    solution.mapFromCamera[f] = nil
+    solution.frames[f].rejection = .markersDoNotFit(millimetres: distance * 1000)
   }
 }
 
 /// Settings of the chaining stage (``chainFrames(_:options:)``): which frames take part and how
 /// far a marker may lie from where a frame's other markers put it. Lengths in metres.
 public struct ChainOptions: Sendable, Hashable {
-  /// Frames with fewer usable markers (each seen in at least two frames) are rejected
-  /// (``FrameRejection/tooFewMarkers(_:)``).
-  public var minimumMarkersPerFrame = 2
   /// Frames whose marker outlines are blurred more than this (``edgeBlur(of:grey:width:height:)``,
   /// σ in pixels) are rejected as motion-blurred: their corners are off by a good part of a
   /// pixel, along the motion. Sharp frames measure 0.7–1.1 px.

@@ -18,6 +18,12 @@ public struct FrameDiagnostics: Sendable, Hashable {
   /// Whether the frame was placed by resection from its stickers' pixels against the map
   /// (too little depth: ``ResectionOptions/minimumDepthMarkersForDepthPose``).
   public var placedByResection = false
+  /// How well its pose is determined: the standard deviation per axis, metres, of where the pose
+  /// puts the centre of the marker map (from the fit that placed it: its corners' residuals by
+  /// depth, or its pixels' by resection); `nil` before the resection stage or without a pose.
+  /// Its 95 % sphere, 2.80 times it, is what ``FrameRejection/poseNotDetermined(millimetres:limit:)``
+  /// tests.
+  public var poseUncertainty: Double?
   /// Ids detected in this frame whose lifted corners lie farther than ``ScanNoise/outlierDistance`` (or a printed side, while placing) from where the frame's
   /// other markers put them: a misread id (a sticker read as another one's) or a sticker lifted
   /// wrongly. Left out of the registration.
@@ -49,9 +55,8 @@ public struct FrameDiagnostics: Sendable, Hashable {
 public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
   /// No cap marker detected.
   case noMarkers
-  /// Fewer usable markers than ``ChainOptions/minimumMarkersPerFrame``.
-  case tooFewMarkers(Int)
-  /// None of its markers is in the map: they never connect to the others.
+  /// None of its markers is in the map: they never connect to the others (or none is seen in
+  /// another frame at all).
   case notLinked
   /// Its markers are in the map but, lifted in this frame, do not fit it: their rigid fit onto
   /// the map leaves this corner RMS, mm (over ``ChainOptions/maximumPlacementRMS``, or no fit
@@ -63,21 +68,28 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
   case motionBlur(pixels: Double)
   /// Its corners do not fit the marker map (a bad detection), RMS in mm.
   case largeResidual(millimetres: Double)
-  /// Too close for depth (fewer than two stickers lifted by depth), and its stickers' pixels do
-  /// not place it against the map either (no resection within 0.15 mm at the stickers'
-  /// distance): its pose would be uncertain by millimetres.
-  case tooLittleDepth(depthMarkers: Int)
+  /// Its pose is not determined well enough to attribute what it sees: the 95 % sphere of
+  /// where it puts the centre of the marker map (``FrameDiagnostics/poseUncertainty``), mm, is
+  /// wider than `limit`, mm — the scan's outlier distance (``ScanNoise/outlierDistance``, at
+  /// most a printed side): a frame that uncertain could not tell a sticker from its neighbour
+  /// or a misfit detection from a sound one. Infinite where its markers leave the pose free
+  /// (all corners on one line).
+  case poseNotDetermined(millimetres: Double, limit: Double)
+  /// None of its mapped stickers was lifted by depth (too close for the depth camera, or seen
+  /// too obliquely), and its stickers' pixels do not place it against the map (no resection
+  /// within 0.15 mm at the stickers' distance, or one that would move it implausibly far).
+  case pixelsDoNotFit
 
   /// The kind of rejection without its value, for grouping in summaries.
   public var kind: String {
     switch self {
     case .noMarkers: return "no markers"
-    case .tooFewMarkers: return "too few usable markers"
     case .notLinked: return "not linked to the other frames"
     case .markersDoNotFit: return "markers do not fit the map"
     case .motionBlur: return "motion blur"
     case .largeResidual: return "corner residual above the limit"
-    case .tooLittleDepth: return "too little depth to place it"
+    case .poseNotDetermined: return "pose not determined"
+    case .pixelsDoNotFit: return "no depth, and its pixels do not fit the map"
     }
   }
 
@@ -85,13 +97,14 @@ public enum FrameRejection: Sendable, Hashable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .noMarkers: return "no markers"
-    case .tooFewMarkers(let n): return "only \(n) usable marker\(n == 1 ? "" : "s")"
     case .notLinked: return "not linked to the other frames"
     case .markersDoNotFit(let mm): return String(format: "its markers do not fit the map (corner RMS %.1f mm)", mm)
     case .motionBlur(let px): return String(format: "motion blur (edges σ %.1f px)", px)
     case .largeResidual(let mm): return String(format: "corner residual %.1f mm", mm)
-    case .tooLittleDepth(let n):
-      return "too little depth (\(n) sticker\(n == 1 ? "" : "s") lifted by depth) and its stickers' pixels do not fit the map"
+    case .pixelsDoNotFit: return "no sticker lifted by depth, and its stickers' pixels do not fit the map"
+    case .poseNotDetermined(let mm, let limit):
+      guard mm.isFinite else { return "its pose is not determined (its corners leave it free)" }
+      return String(format: "its pose is not determined (±%.1f mm at the map's centre, 95 %%; limit %.1f mm)", mm, limit)
     }
   }
 }

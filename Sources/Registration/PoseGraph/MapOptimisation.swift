@@ -114,17 +114,9 @@ private func poseGraph(_ solution: MapSolution, frames: [Int], seedMarkerID: Int
   let markerIndex = Dictionary(uniqueKeysWithValues: markers.enumerated().map { ($1, $0) })
   var observations: [PoseGraph.Observation] = []
   for (i, f) in frames.enumerated() {
-    // PnP places a sticker's depth only to a few per cent (and a curved sticker is not the
-    // flat square PnP assumes): where depth lifted two or more stickers, they alone place
-    // the frame; PnP stickers place only frames that have too little depth.
-    let depthLifted = solution.markers[f].filter { $0.method == .depth && markerIndex[$0.id] != nil }.count
-    for m in solution.markers[f] where m.method == .depth || depthLifted < 2 {
+    for (m, weight) in poseHolders(solution.markers[f], isMapped: { markerIndex[$0] != nil }) {
       guard let k = markerIndex[m.id] else { continue }
-      // Squarely seen, square-looking observations count most: a snapped corner shows as a poor
-      // square fit (a weight, not a verdict: a 0.2 mm misfit counts half).
-      let shape = 1 / (1 + (m.residual / 0.0002) * (m.residual / 0.0002))
-      observations.append(
-        .init(frame: i, marker: k, corners: m.cameraCorners, weight: (m.method == .depth ? 1 : 0.05) * m.facing * m.facing * shape))
+      observations.append(.init(frame: i, marker: k, corners: m.cameraCorners, weight: weight))
     }
   }
   let fixed = frames.firstIndex { f in solution.markers[f].contains { $0.id == seedMarkerID } } ?? 0
@@ -132,6 +124,21 @@ private func poseGraph(_ solution: MapSolution, frames: [Int], seedMarkerID: Int
     frames: frames.map { solution.mapFromCamera[$0] ?? .identity }, markerCorners: markers.map { solution.map[$0] ?? [] },
     observations: observations, fixedFrame: fixed)
   return (graph, markers)
+}
+
+/// The markers of a frame that hold its pose, with their weights, as the optimisation uses
+/// them: PnP places a sticker's depth only to a few per cent (and a curved sticker is not the
+/// flat square PnP assumes), so where depth lifted two or more mapped stickers they alone hold
+/// the frame and PnP stickers hold only frames with too little depth. Squarely seen,
+/// square-looking observations count most: a snapped corner shows as a poor square fit (a
+/// weight, not a verdict: a 0.2 mm misfit counts half); PnP stickers count a twentieth.
+func poseHolders(_ markers: [LiftedMarker], isMapped: (Int) -> Bool) -> [(marker: LiftedMarker, weight: Double)] {
+  let depthLifted = markers.filter { $0.method == .depth && isMapped($0.id) }.count
+  return markers.compactMap { m in
+    guard isMapped(m.id), m.method == .depth || depthLifted < 2 else { return nil }
+    let shape = 1 / (1 + (m.residual / 0.0002) * (m.residual / 0.0002))
+    return (m, (m.method == .depth ? 1 : 0.05) * m.facing * m.facing * shape)
+  }
 }
 
 /// Settings of the global optimisation (``optimiseMap(_:options:)``). Lengths in metres.
