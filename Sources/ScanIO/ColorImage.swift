@@ -28,14 +28,32 @@ public struct ColorImage: Sendable, Equatable {
   public func grey(into out: inout [UInt8]) {
     let count = width * height
     if out.count != count { out = [UInt8](repeating: 0, count: count) }
-    bgra.withUnsafeBufferPointer { src in
+    bgra.withUnsafeBytes { src in
       out.withUnsafeMutableBufferPointer { dst in
-        for i in 0..<count {
-          let b = UInt32(src[4 * i]), g = UInt32(src[4 * i + 1]), r = UInt32(src[4 * i + 2])
-          // Fixed point with 14 fractional bits, rounded, like cv::cvtColor.
-          dst[i] = UInt8((b * 1868 + g * 9617 + r * 4899 + 8192) >> 14)
+        guard let target = dst.baseAddress.map(UnsafeMutableRawPointer.init) else { return }
+        // Sixteen pixels at a time: each pixel's four bytes as one little-endian word
+        // (b | g << 8 | r << 16 | a << 24).
+        var i = 0
+        while i + 16 <= count {
+          let words = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD16<UInt32>.self)
+          let luma = Self.luma(blue: words & 0xFF, green: (words &>> 8) & 0xFF, red: (words &>> 16) & 0xFF)
+          target.storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: luma), toByteOffset: i, as: SIMD16<UInt8>.self)
+          i += 16
+        }
+        while i < count {
+          let luma = Self.luma(
+            blue: SIMD2(UInt32(src[4 * i]), 0), green: SIMD2(UInt32(src[4 * i + 1]), 0), red: SIMD2(UInt32(src[4 * i + 2]), 0))
+          dst[i] = UInt8(truncatingIfNeeded: luma[0])
+          i += 1
         }
       }
     }
+  }
+
+  /// BT.601 luma of 8-bit channels: fixed point with 14 fractional bits, rounded, like
+  /// `cv::cvtColor`'s scalar path.
+  @inline(__always)
+  static func luma<V: SIMD>(blue: V, green: V, red: V) -> V where V.Scalar == UInt32 {
+    (blue &* 1868 &+ green &* 9617 &+ red &* 4899 &+ 8192) &>> 14
   }
 }
