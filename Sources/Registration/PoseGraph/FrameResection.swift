@@ -41,7 +41,8 @@ public struct FrameResection: Sendable {
 /// that point, 2.80 standard deviations, is within the scan's outlier distance
 /// (``ScanNoise/outlierDistance``, at most a printed side: how far a detection may misfit before
 /// it is taken as wrong), and rejected as ``FrameRejection/poseNotDetermined(millimetres:limit:)``
-/// when not. The frame held fixed (the gauge) is judged but never rejected. Then, with
+/// when not. The frame the optimisation held fixed is judged like the rest: it only fixed the map's
+/// coordinates, which its rejection leaves as they are. Then, with
 /// ``ResectionOptions/triangulateMarkers``, every marker corner is placed where its pixels in
 /// all registered frames point (the frames' poses held).
 public func resectFrames(_ optimisation: MapOptimisation, options: ResectionOptions = .default) -> FrameResection {
@@ -67,7 +68,7 @@ public func resectFrames(_ optimisation: MapOptimisation, options: ResectionOpti
   }
   // Frames with too little depth placed from their stickers' pixels.
   var pixelFits: [Int: (pose: RigidTransform, fit: PoseUncertainty)] = [:]
-  for f in frames where f != optimisation.fixedFrame {
+  for f in frames {
     let mapped = solution.markers[f].filter { solution.map[$0.id] != nil }
     let depthLifted = mapped.filter { $0.method == .depth }.count
     guard depthLifted < options.minimumDepthMarkersForDepthPose, let pose = solution.mapFromCamera[f],
@@ -95,12 +96,12 @@ public func resectFrames(_ optimisation: MapOptimisation, options: ResectionOpti
     // squares (whose tilt can flip, placing it centimetres astray with small residuals): its
     // pixels must place it.
     let byDepth = solution.markers[f].contains { $0.method == .depth && solution.map[$0.id] != nil }
-    if !byDepth && pixelFits[f] == nil && f != optimisation.fixedFrame {
+    if !byDepth && pixelFits[f] == nil {
       solution.frames[f].rejection = .pixelsDoNotFit
       result.rejectedFrames.append(f)
       continue
     }
-    var sd = byDepth || f == optimisation.fixedFrame ? depthFits[f].flatMap { fit in fit.centreSD(variance: max(fit.varianceEstimate ?? depthFloor, depthFloor)) } : nil
+    var sd = byDepth ? depthFits[f].flatMap { fit in fit.centreSD(variance: max(fit.varianceEstimate ?? depthFloor, depthFloor)) } : nil
     if let pixel = pixelFits[f],
       let pixelSD = pixel.fit.centreSD(variance: max(pixel.fit.varianceEstimate ?? pixelFloor, pixelFloor)), pixelSD <= sd ?? .infinity
     {
@@ -111,7 +112,7 @@ public func resectFrames(_ optimisation: MapOptimisation, options: ResectionOpti
     }
     solution.frames[f].poseUncertainty = sd
     let radius = sd.map { sphere95Radius * $0 } ?? .infinity
-    if !(radius <= limit) && f != optimisation.fixedFrame {
+    if !(radius <= limit) {
       solution.frames[f].rejection = .poseNotDetermined(millimetres: radius * 1000, limit: limit * 1000)
       result.rejectedFrames.append(f)
     }
