@@ -48,8 +48,8 @@ extension MeasurementUncertainty {
     // Frames that see a point of the head: the registered frames times the share of the cap a frame sees.
     let registered = reconstruction.frames.filter { $0.worldFromCamera != nil }
     let seen = capMarkers > 0 ? registered.reduce(0.0) { $0 + Double($1.detectedIDs.count) } / Double(capMarkers) : 0
-    let frameRMS = registered.compactMap(\.rms).sorted()
-    let typicalRMS = frameRMS.isEmpty ? 0 : frameRMS[frameRMS.count / 2]
+    let frameRMS = registered.compactMap(\.rms)
+    let typicalRMS = frameRMS.isEmpty ? 0 : upperMedian(frameRMS)
     if let file, let lifted = frame.landmarks, frame.source == .landmarks {
       let placed = [("nasion", lifted.nasion), ("noseTip", lifted.noseTip), ("leftEar", lifted.leftEar), ("rightEar", lifted.rightEar)]
       landmarks = placed.map { name, world in

@@ -3,9 +3,10 @@ import PointCloud
 /// The chaining stage's result: frames placed one after another through markers already
 /// mapped, and the markers they map, in the seed marker's frame.
 public struct FrameChain: Sendable {
-  /// Poses, map and frame verdicts so far (blur, too few markers, outliers).
+  /// Poses, map and frame verdicts so far (blur, not linked, outliers).
   public var solution: MapSolution
-  /// The marker the chain started from (seen in most frames; its own frame is the map frame).
+  /// The marker the chain started from (seen in most frames of the largest group of markers
+  /// seen together; its own frame is the map frame).
   public var seedMarkerID: Int
   /// The options the chain ran with: ``optimiseMap(_:options:)`` places frames again against the
   /// optimised map with the same limits.
@@ -22,7 +23,8 @@ public struct FrameChain: Sendable {
 }
 
 /// The chaining stage: screens the frames, then places them through shared markers,
-/// strongest links first, starting from the marker seen in most frames.
+/// strongest links first, starting from the most-seen marker of the largest group of markers
+/// seen together.
 ///
 /// A frame is rejected when it has no markers or is motion-blurred; one none of whose markers is
 /// seen in another frame is not linked. No count of markers enters: a frame is placed through

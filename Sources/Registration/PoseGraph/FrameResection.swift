@@ -1,6 +1,7 @@
 import ArucoBridge
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// The resection stage's result: frames with too little depth placed again from their stickers'
 /// pixels against the optimised map, every placed frame's pose judged by how well it is
@@ -81,8 +82,7 @@ public func resectFrames(_ optimisation: MapOptimisation, options: ResectionOpti
       guard let mapped = solution.map[m.id] else { continue }
       for (corner, pixel) in zip(mapped, m.pixelCorners) {
         let p = cameraFromMap.apply(corner)
-        guard p.z > 0 else { continue }
-        let projected = SIMD2(colour.fx * p.x / p.z + colour.cx, colour.fy * p.y / p.z + colour.cy)
+        guard let projected = colour.project(p) else { continue }
         fit.addPixel(cameraPoint: p, pixelError: projected - pixel, fx: colour.fx, fy: colour.fy, centre: inCamera)
       }
     }
@@ -129,10 +129,7 @@ public func resectFrames(_ optimisation: MapOptimisation, options: ResectionOpti
 
 /// The median of `values` (the mean of the middle two for an even count); 0 for none.
 private func median(_ values: [Double]) -> Double {
-  guard !values.isEmpty else { return 0 }
-  let sorted = values.sorted()
-  let n = sorted.count
-  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+  values.isEmpty ? 0 : (lowerMedian(values) + upperMedian(values)) / 2
 }
 
 /// `mapFromCamera` from the pixels of `markers` against their mapped corners (camera
