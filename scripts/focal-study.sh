@@ -17,7 +17,10 @@ sides=(10 12 16 20)
 distances=(0.2:0.26 0.24:0.39 0.32:0.45)
 list=()
 for k in $(seq 0 23); do
-  list+=("r$k|--preset realistic --frames 120 --seed $((100 + k)) --focal-error=${errors[$((k % 6))]} --marker-side ${sides[$((k % 4))]} --distance-range ${distances[$((k % 3))]}")
+  # 40 stickers of 20 mm do not fit the head (their prints would overlap): 32 do.
+  side=${sides[$((k % 4))]} count=""
+  [ "$side" = 20 ] && count=" --markers 32"
+  list+=("r$k|--preset realistic --frames 120 --seed $((100 + k)) --focal-error=${errors[$((k % 6))]} --marker-side $side$count --distance-range ${distances[$((k % 3))]}")
 done
 for k in 0 1 2; do
   list+=("tangent$k|--frames 120 --seed $((200 + k)) --sticker-wrap tangent")

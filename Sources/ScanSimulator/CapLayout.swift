@@ -65,6 +65,22 @@ public struct CapLayout: Sendable, Hashable {
     }
   }
 
+  /// A sticker whose print overlaps an earlier sticker's at every in-plane turn tried
+  /// (``turnsTried``): too many or too large stickers for the head. (White margins may cover
+  /// each other and the edge of a neighbour's print, as on a crowded real cap.)
+  public struct OverlapError: Error, Sendable, CustomStringConvertible {
+    /// The earlier sticker's id and the id of the one that could not be placed beside it.
+    public var markerIDs: (Int, Int)
+    /// Their count and printed side, metres.
+    public var count: Int
+    public var sideLength: Double
+    public var description: String {
+      String(
+        format: "%d stickers of %.1f mm do not fit the simulated cap: the prints of markers %d and %d overlap (use fewer or smaller stickers, or a larger head)",
+        count, sideLength * 1000, markerIDs.0, markerIDs.1)
+    }
+  }
+
   /// White paper around the printed marker, as a fraction of the side on each edge.
   public var margin: Double
   /// How the print follows the surface.
@@ -75,12 +91,14 @@ public struct CapLayout: Sendable, Hashable {
   ///
   /// Directions from the vault centre follow a Fibonacci spiral over elevations
   /// −5°…78° (area-uniform), turned by a seeded azimuth; each sticker gets a
-  /// seeded in-plane rotation.
+  /// seeded in-plane rotation, drawn again where it would lay the print over an earlier
+  /// sticker's.
   /// - Parameters:
   ///   - margin: white paper on each edge, as a fraction of `sideLength`.
   ///   - wrap: how the print follows the surface.
   /// - Throws: ``SimulationError`` for a count, side or margin outside ``Bounds``;
-  ///   ``PlacementError`` when a sticker's corner misses the surface.
+  ///   ``PlacementError`` when a sticker's corner misses the surface; ``OverlapError`` when
+  ///   no turn tried keeps a sticker's print off the earlier ones'.
   public init(
     head: HeadShape, count: Int, sideLength: Double = 0.016, margin: Double = 0.2, wrap: Wrap = .tangentProjection,
     dictionary: String = "DICT_4X4_50", seed: UInt64
@@ -96,7 +114,9 @@ public struct CapLayout: Sendable, Hashable {
     let golden = Double.pi * (3 - 5.0.squareRoot())
     let low = sin(-5 * Double.pi / 180), high = sin(78 * Double.pi / 180)
     let turn = random.uniform() * 2 * .pi
-    markers = try (0..<count).map { k in
+    var placed: [CapMarker] = []
+    placed.reserveCapacity(count)
+    for k in 0..<count {
       let s = low + (Double(k) + 0.5) / Double(count) * (high - low)
       let elevation = asin(s), azimuth = Double(k) * golden + turn
       let direction = SIMD3(cos(elevation) * cos(azimuth), cos(elevation) * sin(azimuth), sin(elevation))
@@ -105,20 +125,64 @@ public struct CapLayout: Sendable, Hashable {
       }
       let normal = head.normal(at: centre)
       let reference: SIMD3<Double> = abs(normal.z) > 0.9 ? [1, 0, 0] : [0, 0, 1]
-      var x = (reference - reference.dot(normal) * normal).normalized
-      x = Rotation3(axis: normal, angle: random.uniform() * 2 * .pi) * x
-      let y = normal.cross(x)
-      let h = sideLength / 2
-      let corners = try [SIMD2(-h, h), SIMD2(h, h), SIMD2(h, -h), SIMD2(-h, -h)].map { c -> SIMD3<Double> in
-        guard let corner = Self.surfacePoint(printed: c, centre: centre, x: x, y: y, normal: normal, wrap: wrap, on: head) else {
-          throw PlacementError(markerID: k, sideLength: sideLength)
+      let untwisted = (reference - reference.dot(normal) * normal).normalized
+      // A turn that lays the print over an earlier sticker's is drawn again, as a person
+      // sticking the cap turns a sticker to fit beside its neighbours.
+      var clash = 0
+      for attempt in 0...Self.turnsTried {
+        guard attempt < Self.turnsTried else {
+          throw OverlapError(markerIDs: (clash, k), count: count, sideLength: sideLength)
         }
-        return corner
+        let x = Rotation3(axis: normal, angle: random.uniform() * 2 * .pi) * untwisted
+        let y = normal.cross(x)
+        let h = sideLength / 2
+        let corners = try [SIMD2(-h, h), SIMD2(h, h), SIMD2(h, -h), SIMD2(-h, -h)].map { c -> SIMD3<Double> in
+          guard let corner = Self.surfacePoint(printed: c, centre: centre, x: x, y: y, normal: normal, wrap: wrap, on: head) else {
+            throw PlacementError(markerID: k, sideLength: sideLength)
+          }
+          return corner
+        }
+        let marker = CapMarker(
+          id: k, headFromMarker: RigidTransform(squareCorners: corners), corners: corners, surfaceCentre: centre,
+          axisX: x, axisY: y, normal: normal)
+        if let other = placed.first(where: { Self.printsOverlap(marker, $0, half: h) }) {
+          clash = other.id
+          continue
+        }
+        placed.append(marker)
+        break
       }
-      return CapMarker(
-        id: k, headFromMarker: RigidTransform(squareCorners: corners), corners: corners, surfaceCentre: centre,
-        axisX: x, axisY: y, normal: normal)
     }
+    markers = placed
+  }
+
+  /// In-plane turns drawn for a sticker before a cap whose prints overlap is refused.
+  static let turnsTried = 24
+
+  /// Whether the printed squares (half-side `half` metres) of two stickers overlap: each square
+  /// taken in its sticker's tangent plane and the other's projected onto it, the
+  /// separating-axis test both ways.
+  static func printsOverlap(_ a: CapMarker, _ b: CapMarker, half: Double) -> Bool {
+    // Farther apart than two half-diagonals: cannot touch.
+    guard (b.surfaceCentre - a.surfaceCentre).length < 2 * 2.0.squareRoot() * half else { return false }
+    let square = [SIMD2(-half, -half), SIMD2(half, -half), SIMD2(half, half), SIMD2(-half, half)]
+    /// Whether `o`'s square, projected onto `m`'s tangent plane, overlaps `m`'s.
+    func overlap(_ m: CapMarker, _ o: CapMarker) -> Bool {
+      let theirs = square.map { c -> SIMD2<Double> in
+        let d = o.surfaceCentre + c.x * o.axisX + c.y * o.axisY - m.surfaceCentre
+        return SIMD2(d.dot(m.axisX), d.dot(m.axisY))
+      }
+      var axes = [SIMD2<Double>(1, 0), SIMD2<Double>(0, 1)]
+      for k in 0..<2 {
+        let edge = theirs[k + 1] - theirs[k]
+        axes.append(SIMD2(-edge.y, edge.x))
+      }
+      return !axes.contains { axis in
+        let p = square.map { ($0 * axis).sum() }, q = theirs.map { ($0 * axis).sum() }
+        return p.max()! <= q.min()! || q.max()! <= p.min()!
+      }
+    }
+    return overlap(a, b) && overlap(b, a)
   }
 
   /// The print coordinates (metres, x along ``CapMarker/axisX``, y along

@@ -213,7 +213,8 @@ public struct SimulationResult: Sendable {
 /// - Throws: ``SimulationError`` for an option outside its bounds (``SimulationOptions/validate()``,
 ///   checked before anything is written) or a head the solver cannot build; `ScanIOError` when
 ///   writing fails; `ArucoError` for an unknown dictionary or more stickers than it has;
-///   ``CapLayout/PlacementError`` for a sticker far too large for the cap.
+///   ``CapLayout/PlacementError`` for a sticker far too large for the cap;
+///   ``CapLayout/OverlapError`` for stickers whose prints would overlap.
 public func simulateScan(
   _ options: SimulationOptions, to path: String, format: SimulationFormat,
   progress: ((Int, Int) -> Void)? = nil

@@ -163,6 +163,44 @@ struct SimulationBoundsTests {
     }
   }
 
+  /// No sticker's print lies over another's: a turn that would lay it there is drawn again,
+  /// and a cap with more printed squares than the head has room for is refused with the two
+  /// stickers named.
+  @Test func stickersArePlacedWithoutOverlappingPrints() throws {
+    func overlapping(_ layout: CapLayout) -> Int {
+      let m = layout.markers
+      return m.indices.reduce(0) { n, i in n + m.indices.filter { $0 > i && CapLayout.printsOverlap(m[i], m[$0], half: layout.sideLength / 2) }.count }
+    }
+    let small = try HeadShape(validating: .init(length: 0.125))
+    #expect(throws: CapLayout.OverlapError.self) { try CapLayout(head: small, count: 48, sideLength: 0.016, margin: 0.125, wrap: .decal, seed: 309) }
+    do {
+      _ = try CapLayout(head: small, count: 48, sideLength: 0.016, margin: 0.125, wrap: .decal, seed: 309)
+    } catch let error as CapLayout.OverlapError {
+      let (a, b) = error.markerIDs
+      #expect(a < b && b < 48)
+      #expect(error.description.contains("markers \(a) and \(b) overlap"), "\(error)")
+    }
+    // A severe plagiocephalic head whose first-drawn turns put two prints over each other
+    // (seed 3) and the presets' caps on the default head: every print clear of the others.
+    let severe = HeadShape(solving: .init(cranialIndex: 82, cvai: 12, flattenedSide: .left))
+    #expect(overlapping(try CapLayout(head: severe, count: 30, seed: 3)) == 0)
+    let head = HeadShape(solving: .init())
+    for seed in UInt64(1)...40 {
+      #expect(overlapping(try CapLayout(head: head, count: 40, sideLength: 0.016, margin: 0.125, wrap: .decal, seed: seed)) == 0)
+      #expect(overlapping(try CapLayout(head: head, count: 30, seed: seed)) == 0)
+    }
+    // The test sees an overlap where there is one: squares as large as the nearest centres are apart.
+    let layout = try CapLayout(head: head, count: 30, seed: 3)
+    let pairs = layout.markers.indices.flatMap { i in layout.markers.indices.filter { $0 > i }.map { (i, $0) } }
+    let (i, j) = pairs.min { a, b in
+      (layout.markers[a.1].surfaceCentre - layout.markers[a.0].surfaceCentre).length
+        < (layout.markers[b.1].surfaceCentre - layout.markers[b.0].surfaceCentre).length
+    }!
+    let nearest = (layout.markers[j].surfaceCentre - layout.markers[i].surfaceCentre).length
+    #expect(CapLayout.printsOverlap(layout.markers[i], layout.markers[j], half: nearest))
+    #expect(!CapLayout.printsOverlap(layout.markers[i], layout.markers[j], half: 0.2 * nearest))
+  }
+
   /// A truth file's parameters are checked as they are read (a head solved from a file cannot trap).
   @Test func truthParametersOutOfBoundsDoNotDecode() throws {
     let good = try JSONEncoder().encode(HeadShape.Parameters(cvai: 6))
