@@ -2,12 +2,14 @@
 # The interval coverage study of docs/intervals.md, "Coverage": two sets of 20 realistic-preset
 # scans of 150 frames (seeds 101–120, the calibration set, and 201–220, a fresh one), σ₂₀ =
 # 0.2–1.0 mm four scans at a time, the k-th of each four with CVAI 0/4/8/2, CI 80/82/85/92 and
-# the flattening right/left/right/left. Measures each with `headscan measure --json` (its
-# simulated landmarks) and prints, per set, how many of the 20 intervals hold the exact measure
-# with the median half-width, then the misses (error / half-width) and the mean and standard
-# deviation of the CVAI and CI errors over all 40 scans.
+# the flattening right/left/right/left; then a third set of 20 unlike heads (seeds 301–320:
+# head lengths 125–185 mm, CI 74–96, CVAI 1–12, 16–48 stickers of 12–20 mm, spatially
+# correlated depth noise of 0, 0.3 or 0.6 mm). Measures each with `headscan measure --json`
+# (its simulated landmarks) and prints, per set, how many of the 20 intervals hold the exact
+# measure with the median half-width, then the misses (error / half-width) and the mean and
+# standard deviation of the CVAI and CI errors over the first 40 scans and over the third set.
 # Usage: scripts/coverage-study.sh [WORKDIR]
-#   (40 scans, 2 at a time: about 10 minutes on two cores; scans done in WORKDIR are not
+#   (60 scans, 2 at a time: about 15 minutes on two cores; scans done in WORKDIR are not
 #    redone; each scan is deleted once measured)
 # shellcheck source=scripts/study-setup.sh
 source "$(dirname "$0")/study-setup.sh" "$@"
@@ -20,6 +22,20 @@ for set in 1 2; do
     k=$(((i - 1) % 4))
     list+=("s$((set * 100 + i))|--depth-noise ${noise[$(((i - 1) / 4))]} --cvai ${cvai[$k]} --ci ${ci[$k]} --side ${side[$k]} --seed $((set * 100 + i))")
   done
+done
+
+# The unlike heads: stickers, length, CI, CVAI, side, printed side, correlated noise (σ₂₀ 0.2–1.0
+# mm four at a time; each sticker count is one whose prints fit that head at their first turns).
+unlike=(
+  "24 125 74 5 right 12 0.3" "32 140 96 12 left 12 0.6" "48 165 86 3 right 16 0" "24 185 80 1 left 16 0.3"
+  "16 125 90 9 right 20 0.6" "16 140 74 5 left 20 0" "24 165 96 12 right 12 0.3" "32 185 86 3 left 12 0.6"
+  "32 125 80 1 right 16 0" "24 140 90 9 left 16 0.3" "32 165 74 5 right 20 0.6" "40 185 96 12 left 20 0"
+  "24 125 86 3 right 12 0.3" "32 140 80 1 left 12 0.6" "48 165 90 9 right 16 0" "24 185 74 5 left 16 0.3"
+  "16 125 96 12 right 20 0.6" "40 140 86 3 left 20 0" "24 165 80 1 right 12 0.3" "32 185 90 9 left 12 0.6"
+)
+for i in $(seq 1 20); do
+  read -r markers length ci cvai side printed correlated <<<"${unlike[$((i - 1))]}"
+  list+=("s$((300 + i))|--depth-noise ${noise[$(((i - 1) / 4))]} --markers $markers --length $length --ci $ci --cvai $cvai --side $side --marker-side $printed --correlated-noise $correlated --seed $((300 + i))")
 done
 
 one() {
@@ -36,10 +52,11 @@ import json, os, statistics, sys
 work = sys.argv[1]
 keys = ["cvai", "ci", "circumference", "diagonalA", "diagonalB", "length", "width"]
 errors = {"cvai": [], "ci": []}
+unlike = {"cvai": [], "ci": []}
 misses = []
 print("| set (20 scans each) | CVAI | CI | HC | diagonal A | diagonal B | length | width |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-for label, first in (("calibration", 101), ("fresh", 201)):
+for label, first in (("calibration", 101), ("fresh", 201), ("unlike heads", 301)):
     holds = {k: 0 for k in keys}
     widths = {k: [] for k in keys}
     for seed in range(first, first + 20):
@@ -51,7 +68,7 @@ for label, first in (("calibration", 101), ("fresh", 201)):
         measured = json.load(open(path))
         truth = json.load(open(f"{work}/{name}-truth.json"))["measures"]
         for k in ("cvai", "ci"):
-            errors[k].append(measured[k] - truth[k])
+            (unlike if first == 301 else errors)[k].append(measured[k] - truth[k])
         for k in keys:
             interval = measured["intervals95"][k]
             half = (interval["high"] - interval["low"]) / 2
@@ -63,7 +80,8 @@ for label, first in (("calibration", 101), ("fresh", 201)):
     cells = [f"{holds[k]} (±{statistics.median(widths[k]):.2f})" if widths[k] else "none" for k in keys]
     print(f"| {label} | " + " | ".join(cells) + " |")
 print("misses (error/half-width):", ", ".join(misses) or "none")
-for k in ("cvai", "ci"):
-    if len(errors[k]) > 1:
-        print(f"{k}: mean error {statistics.mean(errors[k]):+.3f}, standard deviation {statistics.stdev(errors[k]):.3f}")
+for label, found in (("calibration and fresh", errors), ("unlike heads", unlike)):
+    for k in ("cvai", "ci"):
+        if len(found[k]) > 1:
+            print(f"{label}, {k}: mean error {statistics.mean(found[k]):+.3f}, standard deviation {statistics.stdev(found[k]):.3f}")
 PY
