@@ -36,7 +36,7 @@ struct SimulateCommand: ParsableCommand {
   @Option(help: "Frames per second, \(optionRange(Limits.fps)).") var fps: Double = 30
   @Option(help: "Image size WIDTHxHEIGHT, 4:3, \(Limits.width.lowerBound)x\(Limits.height.lowerBound) to \(Limits.width.upperBound)x\(Limits.height.upperBound).")
   var size: String = "640x480"
-  @Option(help: "Stickers on the cap, ids from 0, \(optionRange(Limits.markerCount)) (default 30; realistic 40).") var markers: Int?
+  @Option(help: "Stickers on the cap, ids from 0, \(optionRange(Limits.markerCount)) (default 30; realistic 40); more than fit the head without prints overlapping are refused.") var markers: Int?
   @Option(help: "Printed marker side, \(optionRange(Limits.markerSide, scale: 1000, unit: "mm")) (default 16).") var markerSide: Double?
   @Option(help: "White paper around each printed marker, \(optionRange(Limits.markerMargin, scale: 1000, unit: "mm")) (default 20 % of the side; realistic 2).")
   var markerMargin: Double?
