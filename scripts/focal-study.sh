@@ -17,7 +17,7 @@ sides=(10 12 16 20)
 distances=(0.2:0.26 0.24:0.39 0.32:0.45)
 list=()
 for k in $(seq 0 23); do
-  # 40 stickers of 20 mm do not fit the head (their prints would overlap): 32 do.
+  # 40 stickers of 20 mm crowd the head (first-drawn turns lay prints over prints); 32 do not.
   side=${sides[$((k % 4))]} count=""
   [ "$side" = 20 ] && count=" --markers 32"
   list+=("r$k|--preset realistic --frames 120 --seed $((100 + k)) --focal-error=${errors[$((k % 6))]} --marker-side $side$count --distance-range ${distances[$((k % 3))]}")

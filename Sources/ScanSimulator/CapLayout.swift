@@ -126,32 +126,30 @@ public struct CapLayout: Sendable, Hashable {
       let normal = head.normal(at: centre)
       let reference: SIMD3<Double> = abs(normal.z) > 0.9 ? [1, 0, 0] : [0, 0, 1]
       let untwisted = (reference - reference.dot(normal) * normal).normalized
+      let h = sideLength / 2
       // A turn that lays the print over an earlier sticker's is drawn again, as a person
       // sticking the cap turns a sticker to fit beside its neighbours.
-      var clash = 0
-      for attempt in 0...Self.turnsTried {
-        guard attempt < Self.turnsTried else {
-          throw OverlapError(markerIDs: (clash, k), count: count, sideLength: sideLength)
-        }
+      var marker: CapMarker?, clash = 0
+      for _ in 0..<Self.turnsTried {
         let x = Rotation3(axis: normal, angle: random.uniform() * 2 * .pi) * untwisted
         let y = normal.cross(x)
-        let h = sideLength / 2
         let corners = try [SIMD2(-h, h), SIMD2(h, h), SIMD2(h, -h), SIMD2(-h, -h)].map { c -> SIMD3<Double> in
           guard let corner = Self.surfacePoint(printed: c, centre: centre, x: x, y: y, normal: normal, wrap: wrap, on: head) else {
             throw PlacementError(markerID: k, sideLength: sideLength)
           }
           return corner
         }
-        let marker = CapMarker(
+        let candidate = CapMarker(
           id: k, headFromMarker: RigidTransform(squareCorners: corners), corners: corners, surfaceCentre: centre,
           axisX: x, axisY: y, normal: normal)
-        if let other = placed.first(where: { Self.printsOverlap(marker, $0, half: h) }) {
-          clash = other.id
-          continue
+        guard let other = placed.first(where: { Self.printsOverlap(candidate, $0, half: h) }) else {
+          marker = candidate
+          break
         }
-        placed.append(marker)
-        break
+        clash = other.id
       }
+      guard let marker else { throw OverlapError(markerIDs: (clash, k), count: count, sideLength: sideLength) }
+      placed.append(marker)
     }
     markers = placed
   }
