@@ -35,7 +35,12 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
   // The report's cornerRMS: RMS over the kept observations (those of kept markers in kept frames).
   let keptIDs = Set(kept.map(\.id))
   let all = optimisation.residuals.filter { keptIDs.contains($0.markerID) }.flatMap(\.squaredErrors)
-  for f in keptFrames { solution.frames[f].worldFromCamera = solution.mapFromCamera[f] }
+  for f in keptFrames {
+    solution.frames[f].worldFromCamera = solution.mapFromCamera[f]
+    if !solution.frames[f].placedByResection {
+      solution.frames[f].poseJackknife = poseJackknife(solution.markers[f], map: solution.map, kept: keptIDs)
+    }
+  }
   let inMap = MarkerRegistration(
     context: solution.context, frames: solution.frames,
     markers: kept.compactMap { m in
@@ -46,6 +51,30 @@ public func keepMarkers(_ resection: FrameResection, rule: MarkerKeepRule = .def
     mappedCentres: optimisation.optimisedMarkers.compactMap { solution.map.centre(of: $0) })
   guard let worldFromMap = inMap.worldFromCurrent else { return inMap }
   return inMap.reexpressed(by: worldFromMap)
+}
+
+/// A frame's pose refitted with each of its markers left out in turn (a jackknife over its
+/// stickers): the rigid fits of the depth-lifted corners of `markers` that `kept` holds to their
+/// corners in `map`, as `full⁻¹ · without_j` (camera frame) for the fit `full` to all of them.
+/// Empty for fewer than three such markers or a fit that fails.
+func poseJackknife(_ markers: [LiftedMarker], map: MarkerMap, kept: Set<Int>) -> [RigidTransform] {
+  let used = markers.compactMap { m -> (camera: [SIMD3<Double>], map: [SIMD3<Double>])? in
+    guard m.method == .depth, kept.contains(m.id), let corners = map[m.id], corners.count == m.cameraCorners.count else { return nil }
+    return (m.cameraCorners, corners)
+  }
+  guard used.count >= 3 else { return [] }
+  func fit(leaving left: Int?) -> RigidTransform? {
+    let subset = used.indices.filter { $0 != left }.map { used[$0] }
+    return try? NativeGeometry.rigidFit(from: subset.flatMap(\.camera), to: subset.flatMap(\.map)).0
+  }
+  guard let full = fit(leaving: nil) else { return [] }
+  let inverse = full.inverse
+  var deltas: [RigidTransform] = []
+  for j in used.indices {
+    guard let without = fit(leaving: j) else { return [] }
+    deltas.append(inverse * without)
+  }
+  return deltas
 }
 
 /// Every optimised marker with observations, by ascending id, with its fit and the keep rule's

@@ -36,13 +36,16 @@ public struct MarkerRegistration: Sendable {
     return moved
   }
 
-  /// Every position (marker corners, frame positions, mapped centres) times `factor` about
-  /// the world's origin: the registration of the same scan with every depth times `factor`.
+  /// Every position (marker corners, frame positions and their jackknife's shifts, mapped
+  /// centres) times `factor` about the world's origin: the registration of the same scan with every depth times `factor`.
   /// Rotations and residuals are kept.
   public func scaled(by factor: Double) -> MarkerRegistration {
     var scaled = self
     scaled.markers = markers.map { RegisteredMarker(id: $0.id, corners: $0.corners.map { $0 * factor }, observations: $0.observations, rms: $0.rms) }
-    for f in scaled.frames.indices { scaled.frames[f].worldFromCamera?.translation *= factor }
+    for f in scaled.frames.indices {
+      scaled.frames[f].worldFromCamera?.translation *= factor
+      for j in scaled.frames[f].poseJackknife.indices { scaled.frames[f].poseJackknife[j].translation *= factor }
+    }
     scaled.mappedCentres = mappedCentres.map { $0 * factor }
     return scaled
   }

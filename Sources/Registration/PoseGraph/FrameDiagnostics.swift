@@ -35,6 +35,12 @@ public struct FrameDiagnostics: Sendable, Hashable {
   public var worldFromCamera: RigidTransform?
   /// RMS corner residual after optimisation, metres.
   public var rms: Double?
+  /// The frame's pose fitted again with each of its depth-lifted kept markers left out in turn,
+  /// as changes in its camera frame: leaving marker j out moves the pose to
+  /// `worldFromCamera · poseJackknife[j]` (both fits of its lifted corners to the kept map).
+  /// Their spread is how well the frame's markers hold its pose, errors shared by a sticker's
+  /// four corners included; empty for frames with fewer than three such markers.
+  public var poseJackknife: [RigidTransform] = []
   /// Why the frame got no pose; `nil` when registered.
   public var rejection: FrameRejection?
 
