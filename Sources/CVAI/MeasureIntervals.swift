@@ -98,7 +98,7 @@ public func bootstrapIntervals(
     }
     var band = source.filter { abs($0.z - level.height) <= options.halfBand }
     guard !band.isEmpty else { return nil }
-    if uncertainty.surfaceSD > 0 { band = movedRadially(band, by: uncertainty.drawnSurfaceOffset(&random)) }
+    if uncertainty.drawsSurface { band = movedRadially(band, by: uncertainty.drawnSurfaceOffset(&random)) }
     let resampled = (0..<band.count).map { _ in band[random.below(band.count)] }
     guard let e = estimateLayer(points: resampled, height: level.height, options: options),
       e.measuredFraction >= options.minimumMeasuredFraction, e.largestGap <= options.maximumGap
@@ -138,7 +138,7 @@ public func bootstrapIntervals(
   var includes = ["cloud sampling", "measurement level"]
   if uncertainty.landmarks != nil { includes.append("head frame") }
   if uncertainty.scaleSD > 0 { includes.append("scale") }
-  if uncertainty.surfaceSD > 0 { includes.append("surface") }
+  if uncertainty.drawsSurface { includes.append("surface") }
   if roughness != nil { includes.append("contour roughness") }
   let measures = HeadMeasure.allCases
   return MeasureIntervals(

@@ -13,12 +13,14 @@ import PointCloud
 ///   and the depth it was lifted with). Each replicate scales the points about the head frame's
 ///   origin by `1 + scaleSD · g` (g standard normal): lengths, diagonals and circumference move
 ///   together, CVAI and CI not.
-/// - ``surfaceSD``: the standard deviation of the fused surface's offset along its normal that
-///   the points share over a patch (a frame's pose error moves the depth it contributes as one),
-///   millimetres, and ``surfaceHarmonics``, how many turns of the contour such offsets vary over.
-///   Each replicate adds a random smooth radial offset `Σₖ aₖ cos kθ + bₖ sin kθ` (k = 0 … K,
-///   independent normal coefficients whose variances sum to `surfaceSD²`) to the contour's
-///   points.
+/// - ``poseOffsets``: the offsets the frames' pose errors leave on the fused contour (a frame's
+///   pose error moves the depth it contributes as one), from each frame's jackknife over its
+///   stickers (``FramePoseOffsets``). Each replicate draws them anew and adds them to the
+///   contour's points along their radius.
+/// - ``surfaceSD`` and ``surfaceHarmonics``: where no ``poseOffsets`` are given, the standard
+///   deviation of that shared offset, millimetres, and how many turns of the contour it varies
+///   over. Each replicate then adds a random smooth radial offset `Σₖ aₖ cos kθ + bₖ sin kθ`
+///   (k = 0 … K, independent normal coefficients whose variances sum to `surfaceSD²`).
 /// - ``contourRoughness``: the contour's error on the scale of a few degrees. Fusion and the
 ///   cleaning's local planes share a point's depth noise with its neighbours, so redrawing the
 ///   band's points as if independent sees only a fraction of it (on realistic scans at σ₂₀ =
@@ -64,15 +66,22 @@ public struct MeasurementUncertainty: Sendable, Hashable {
   public var surfaceSD = 0.0
   /// Highest harmonic of the surface's shared offset around a contour.
   public var surfaceHarmonics = 4
+  /// The offsets the frames' pose errors leave on the contour, from each frame's jackknife over
+  /// its stickers; where given, replicates draw these instead of the smooth ``surfaceSD`` offset
+  /// (`nil`: the smooth one).
+  public var poseOffsets: FramePoseOffsets?
   /// Whether the replicates draw the contour's roughness measured at the level.
   public var contourRoughness = false
 
   /// Nothing besides the cloud's sampling (the intervals before these terms).
   public static let none = MeasurementUncertainty()
 
+  /// The errors to draw (each default: none).
   public init(
-    landmarks: [Landmark]? = nil, scaleSD: Double = 0, surfaceSD: Double = 0, surfaceHarmonics: Int = 4, contourRoughness: Bool = false
+    landmarks: [Landmark]? = nil, scaleSD: Double = 0, surfaceSD: Double = 0, surfaceHarmonics: Int = 4, contourRoughness: Bool = false,
+    poseOffsets: FramePoseOffsets? = nil
   ) {
+    self.poseOffsets = poseOffsets
     self.landmarks = landmarks
     self.scaleSD = scaleSD
     self.surfaceSD = surfaceSD
@@ -110,8 +119,12 @@ public struct MeasurementUncertainty: Sendable, Hashable {
     }
   }
 
+  /// Whether replicates move the surface (``poseOffsets`` or a positive ``surfaceSD``).
+  var drawsSurface: Bool { poseOffsets != nil || surfaceSD > 0 }
+
   /// One replicate's radial offset of the surface as a function of the polar angle (radians), mm.
   func drawnSurfaceOffset(_ random: inout SeededGenerator) -> (Double) -> Double {
+    if let poseOffsets { return poseOffsets.drawn(&random) }
     guard surfaceSD > 0 else { return { _ in 0 } }
     // k = 0 has one coefficient, each k ≥ 1 two; all share the variance equally.
     let terms = 1 + 2 * max(0, surfaceHarmonics)

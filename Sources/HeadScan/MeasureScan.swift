@@ -121,7 +121,7 @@ private func measure(
     let start = ContinuousClock.now
     let uncertainty = MeasurementUncertainty(
       frame: frame, reconstruction: reconstruction, scan: scan, landmarks: landmarksFile?.1,
-      capMarkers: scan.header.capMarkerCount ?? reconstruction.markersDetected.count)
+      capMarkers: scan.header.capMarkerCount ?? reconstruction.markersDetected.count, contour: measurement.contourAtLevel.contour)
     landmarkSD = uncertainty.largestLandmarkSD.map { $0 * 1000 }
     intervals = bootstrapIntervals(
       points: headPoints, measurement: measurement, denominator: options.denominator, options: frame.slicing, uncertainty: uncertainty,

@@ -29,18 +29,24 @@ extension MeasurementUncertainty {
   ///   about their centroid: a marker's corner errors that are its own (print, fit to the curved
   ///   cap) do not average over its observations. (A depth scale error of the sensor itself
   ///   cannot be seen in the scan and is not included.)
-  /// - Surface: the fused surface's shared offset along its normal, from each registered frame's
-  ///   corner residual: `σ_surface = RMS(residuals) / √(frames seeing a point)`, the frames that
-  ///   see a point of the head being the registered frames times the share of the head a frame
-  ///   sees (its markers over the cap's).
+  /// - Surface: the offsets the frames' pose errors leave on the fused contour, from each
+  ///   registered frame's jackknife over its stickers (``FramePoseOffsets``, with `contour`).
+  ///   Without a contour, or where no frame holds three depth-lifted stickers, a smooth shared
+  ///   offset from each registered frame's corner residual instead:
+  ///   `σ_surface = RMS(residuals) / √(frames seeing a point)`, the frames that see a point of
+  ///   the head being the registered frames times the share of the head a frame sees (its
+  ///   markers over the cap's).
   /// - Contour roughness: measured by the bootstrap on the contour itself (``contourRoughness``).
   /// - Parameters:
   ///   - frame: the head frame the scan was measured in.
   ///   - reconstruction: the scan's reconstruction.
   ///   - landmarks: the landmarks file the frame came from, if any.
   ///   - capMarkers: how many markers the cap has.
+  ///   - contour: the contour at the measurement level (head frame, millimetres), for the
+  ///     surface's offsets.
   public init(
-    frame: HeadFrameEstimate, reconstruction: HeadReconstruction, scan: any ScanReader, landmarks file: LandmarkFile?, capMarkers: Int
+    frame: HeadFrameEstimate, reconstruction: HeadReconstruction, scan: any ScanReader, landmarks file: LandmarkFile?, capMarkers: Int,
+    contour: LayerContour? = nil
   ) {
     self.init(contourRoughness: true)
     let noise = reconstruction.noise
@@ -104,6 +110,10 @@ extension MeasurementUncertainty {
     if !residuals.isEmpty, capMarkers > 0 {
       let rms = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
       surfaceSD = rms / max(1, seen).squareRoot() * 1000
+    }
+    if let contour {
+      poseOffsets = FramePoseOffsets(
+        reconstruction: reconstruction, headFromWorld: frame.headFromWorld, contour: contour, intrinsics: scan.header.intrinsics)
     }
   }
 }
