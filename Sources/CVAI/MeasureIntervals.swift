@@ -23,8 +23,9 @@ public struct Interval95: Sendable, Hashable, Codable {
 ///   redrawn (with replacement) from the fit's own residuals, giving a new h*;
 /// - the contour at that level: the points of its band are redrawn with replacement;
 /// - with a ``MeasurementUncertainty``: the head frame (landmarks drawn about where they were
-///   placed), the reconstruction's scale, a smooth offset of the surface shared by its
-///   points, and the contour's roughness measured at the level (see there).
+///   placed), the reconstruction's scale, the offsets the frames' pose errors leave on the
+///   surface (or, without them, a smooth offset shared by its points), and the contour's
+///   roughness measured at the level (see there).
 ///
 /// The interval is the replicates' spread around their median, moved onto the estimate θ̂:
 /// `[θ̂ − (q₅₀ − q₂.₅), θ̂ + (q₉₇.₅ − q₅₀)]`. Redrawing with replacement thins a contour's

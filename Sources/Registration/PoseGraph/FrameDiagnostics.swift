@@ -36,10 +36,12 @@ public struct FrameDiagnostics: Sendable, Hashable {
   /// RMS corner residual after optimisation, metres.
   public var rms: Double?
   /// The frame's pose fitted again with each of its depth-lifted kept markers left out in turn,
-  /// as changes in its camera frame: leaving marker j out moves the pose to
-  /// `worldFromCamera · poseJackknife[j]` (both fits of its lifted corners to the kept map).
-  /// Their spread is how well the frame's markers hold its pose, errors shared by a sticker's
-  /// four corners included; empty for frames with fewer than three such markers.
+  /// as changes in its camera frame: `full⁻¹ · without_j` for the rigid fits of its lifted
+  /// corners to the kept map with all of them (`full`) and without marker j, so that leaving j
+  /// out moves the pose to about `worldFromCamera · poseJackknife[j]`. Their spread is how well
+  /// the frame's markers hold its pose, errors shared by a sticker's four corners included;
+  /// empty for frames placed by resection, frames with fewer than three such markers and fits
+  /// that fail.
   public var poseJackknife: [RigidTransform] = []
   /// Why the frame got no pose; `nil` when registered.
   public var rejection: FrameRejection?
