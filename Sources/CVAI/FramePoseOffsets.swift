@@ -36,10 +36,22 @@ public struct FramePoseOffsets: Sendable, Hashable {
     return variance.map { $0.squareRoot() }
   }
 
-  /// Root mean square over the bins of ``binSD``, millimetres.
-  public var rms: Double {
-    let sd = binSD
-    return (sd.reduce(0) { $0 + $1 * $1 } / Double(bins)).squareRoot()
+  /// The contour's point in each of `bins` angular bins about the head frame's origin: the
+  /// bin's centre angle (radians) and the mean radius of the contour's vertices in the bin, or
+  /// the nearest vertex's where the bin holds none (the contour's millimetres).
+  public static func binnedRadii(of contour: LayerContour, bins: Int) -> [(angle: Double, radius: Double)] {
+    let vertices = contour.points.map { polar($0, about: .zero) }
+    var sums = [Double](repeating: 0, count: bins), counts = [Int](repeating: 0, count: bins)
+    for v in vertices {
+      let b = angularBin(v.angle, of: bins)
+      sums[b] += v.radius
+      counts[b] += 1
+    }
+    return (0..<bins).map { b in
+      let angle = binCentre(b, of: bins)
+      if counts[b] > 0 { return (angle, sums[b] / Double(counts[b])) }
+      return (angle, vertices.min { angularDistance($0.angle, angle) < angularDistance($1.angle, angle) }?.radius ?? 0)
+    }
   }
 
   /// One replicate's offset as a function of the polar angle (radians), millimetres.
@@ -55,4 +67,10 @@ public struct FramePoseOffsets: Sendable, Hashable {
       return sum[angularBin(angle, of: bins)]
     }
   }
+}
+
+/// The angle between two polar angles (radians), 0…π.
+private func angularDistance(_ a: Double, _ b: Double) -> Double {
+  let d = abs(a - b).truncatingRemainder(dividingBy: 2 * .pi)
+  return min(d, 2 * .pi - d)
 }

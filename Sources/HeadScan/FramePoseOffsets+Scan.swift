@@ -45,24 +45,8 @@ extension FramePoseOffsets {
     let fused = reconstruction.framesFused
     if fused > 0, frames.count > fused { frames = (0..<fused).map { frames[$0 * frames.count / fused] } }
     guard !frames.isEmpty else { return nil }
-    // The contour's radius in each bin (the nearest vertex's where a bin holds none).
-    var sums = [Double](repeating: 0, count: bins), counts = [Int](repeating: 0, count: bins)
-    let polar = contour.points.map { p -> (angle: Double, radius: Double) in
-      let a = atan2(p.y, p.x)
-      return (a < 0 ? a + 2 * .pi : a, (p.x * p.x + p.y * p.y).squareRoot())
-    }
-    for p in polar {
-      let b = min(bins - 1, Int(p.angle / (2 * .pi) * Double(bins)))
-      sums[b] += p.radius
-      counts[b] += 1
-    }
     let worldFromHead = headFromWorld.inverse
-    let points = (0..<bins).map { b -> (point: SIMD3<Double>, outward: SIMD3<Double>) in
-      let angle = (Double(b) + 0.5) * 2 * .pi / Double(bins)
-      let radius =
-        counts[b] > 0
-        ? sums[b] / Double(counts[b])
-        : polar.min { angularDistance($0.angle, angle) < angularDistance($1.angle, angle) }?.radius ?? 0
+    let points = FramePoseOffsets.binnedRadii(of: contour, bins: bins).map { angle, radius -> (point: SIMD3<Double>, outward: SIMD3<Double>) in
       let head = SIMD3(radius * cos(angle), radius * sin(angle), contour.height) / 1000
       return (worldFromHead.apply(head), worldFromHead.rotation * SIMD3(cos(angle), sin(angle), 0))
     }
@@ -89,23 +73,11 @@ extension FramePoseOffsets {
         return (0..<bins).map { b in visible[b] ? (moved.apply(points[b].point) - points[b].point).dot(points[b].outward) * 1000 : 0 }
       }
       let scale = factor * (Double(m - 1) / Double(m)).squareRoot()
+      let means = (0..<bins).map { b in moves.reduce(0) { $0 + $1[b] } / Double(m) }
       for row in moves {
-        for b in 0..<bins {
-          guard visible[b] else {
-            offsets.append(0)
-            continue
-          }
-          let mean = moves.reduce(0) { $0 + $1[b] } / Double(m)
-          offsets.append(scale * (row[b] - mean) / Double(seen[b]))
-        }
+        for b in 0..<bins { offsets.append(visible[b] ? scale * (row[b] - means[b]) / Double(seen[b]) : 0) }
       }
     }
     self.init(bins: bins, offsets: offsets)
   }
-}
-
-/// The angle between two polar angles (radians), 0…π.
-private func angularDistance(_ a: Double, _ b: Double) -> Double {
-  let d = abs(a - b).truncatingRemainder(dividingBy: 2 * .pi)
-  return min(d, 2 * .pi - d)
 }
