@@ -30,7 +30,8 @@ extension FramePoseOffsets {
   /// point it sees along that radius, in millimetres, less the mean over the frame's rows, times
   /// `√((M − 1)/M)` and `factor` over the number of jackknifed frames that see the bin. Where
   /// the scan had more registered frames than were fused (`HeadReconstruction.framesFused`), as
-  /// many, evenly spread, stand for them. `nil` when no frame has a jackknife or sees the contour.
+  /// many, evenly spread, stand for them. A frame whose jackknife moves a point by a non-finite
+  /// amount is left out. `nil` when no frame has a jackknife or sees the contour.
   /// - Parameter factor: how much larger the frames' pose errors' effect on the fused contour is
   ///   than the jackknife over independent frames shows (``sharedErrorFactor``).
   public init?(
@@ -50,28 +51,30 @@ extension FramePoseOffsets {
       let head = SIMD3(radius * cos(angle), radius * sin(angle), contour.height) / 1000
       return (worldFromHead.apply(head), worldFromHead.rotation * SIMD3(cos(angle), sin(angle), 0))
     }
-    // Which frames see which bins, and how many see each.
-    let sees = frames.map { frame in
-      points.map { p -> Bool in
+    // Which bins each frame sees, and each left-out sticker's move of every bin's point along
+    // its outward radius, mm; a frame with a non-finite move (a degenerate fit) is left out.
+    let views = frames.compactMap { frame -> (visible: [Bool], moves: [[Double]])? in
+      let cameraFromWorld = frame.pose.inverse
+      let visible = points.map { p -> Bool in
         let toCamera = frame.pose.translation - p.point
-        guard toCamera.dot(p.outward) > 0.2 * toCamera.length, let pixel = intrinsics.project(frame.pose.inverse.apply(p.point)) else {
+        guard toCamera.dot(p.outward) > 0.2 * toCamera.length, let pixel = intrinsics.project(cameraFromWorld.apply(p.point)) else {
           return false
         }
         return pixel.x >= 0 && pixel.y >= 0 && pixel.x < Double(intrinsics.width) && pixel.y < Double(intrinsics.height)
       }
-    }
-    var seen = [Int](repeating: 0, count: bins)
-    for row in sees { for b in 0..<bins where row[b] { seen[b] += 1 } }
-    guard seen.contains(where: { $0 > 0 }) else { return nil }
-    var offsets: [Double] = []
-    for (frame, visible) in zip(frames, sees) where visible.contains(true) {
-      let m = frame.jackknife.count
-      let cameraFromWorld = frame.pose.inverse
-      // Each left-out sticker's move of every bin's point along its outward radius, mm.
+      guard visible.contains(true) else { return nil }
       let moves = frame.jackknife.map { delta in
         let moved = frame.pose * delta * cameraFromWorld
         return (0..<bins).map { b in visible[b] ? (moved.apply(points[b].point) - points[b].point).dot(points[b].outward) * 1000 : 0 }
       }
+      return moves.allSatisfy { $0.allSatisfy(\.isFinite) } ? (visible, moves) : nil
+    }
+    var seen = [Int](repeating: 0, count: bins)
+    for view in views { for b in 0..<bins where view.visible[b] { seen[b] += 1 } }
+    guard seen.contains(where: { $0 > 0 }) else { return nil }
+    var offsets: [Double] = []
+    for (visible, moves) in views {
+      let m = moves.count
       let scale = factor * (Double(m - 1) / Double(m)).squareRoot()
       let means = (0..<bins).map { b in moves.reduce(0) { $0 + $1[b] } / Double(m) }
       for row in moves {
