@@ -6,7 +6,8 @@
 # `--scale depth` (the depth sensor's scale), `--scale auto` (the default) and `--scale markers`.
 # Prints a line a scan: the scale the markers show against the true one
 # ((1 + depth error)(1 + printed error)/(1 + focal error)), whether auto applied it, and the
-# circumference and CVAI errors against the simulated head's truth under each choice.
+# circumference and CVAI errors against the simulated head's truth under each choice, and
+# the registration's corner RMS and the verdict with `--scale auto`.
 # Usage: scripts/scale-study.sh [WORKDIR]
 #   (16 scans, 2 at a time: about 8 minutes on two cores; scans done in WORKDIR are not
 #    redone; each scan is deleted once measured)
@@ -51,9 +52,23 @@ work = sys.argv[1]
 def option(options, name):
     m = re.search(rf"--{name}[= ](\S+)", options)
     return float(m.group(1)) if m else 0.0
-print("| scan | conditions | true scale | markers show ± u | auto | ΔHC depth | ΔHC auto | ΔHC markers | ΔCVAI auto | severity auto |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| scan | conditions | true scale | markers show ± u | auto | ΔHC depth | ΔHC auto | ΔHC markers | ΔCVAI auto | severity auto | corner RMS | verdict auto |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 worse = 0
+def verdict(report):
+    v = report.get("verdict") or {}
+    if v.get("usable", False):
+        return "usable"
+    # The checks that failed, named without their values ("focal length", "CVAI interval").
+    def name(reason):
+        words = re.sub(r" 95 % interval", " interval", reason).split()
+        kept = []
+        for w in words:
+            if w[0].isdigit() or w[0] in "±(":
+                break
+            kept.append(w)
+        return " ".join(kept)
+    return "NOT usable: " + ", ".join(name(r) for r in v.get("reasons", []))
 for line in open(f"{work}/conditions.txt").read().strip().split("\n"):
     name, options = line.split("|")
     truth = json.load(open(f"{work}/{name}-truth.json"))["measures"]
@@ -62,7 +77,7 @@ for line in open(f"{work}/conditions.txt").read().strip().split("\n"):
         path = f"{work}/{name}-{scale}.json"
         reports[scale] = json.load(open(path)) if os.path.exists(path) else None
     if any(r is None for r in reports.values()):
-        print(f"| {name} | {options} | refused | | | | | | | |")
+        print(f"| {name} | {options} | refused | | | | | | | | | |")
         continue
     true = (1 + option(options, "depth-scale-error")) * (1 + option(options, "printed-side-error")) / (1 + option(options, "focal-error"))
     s = reports["auto"]["scale"]
@@ -70,6 +85,7 @@ for line in open(f"{work}/conditions.txt").read().strip().split("\n"):
     worse += abs(dhc["auto"]) > abs(dhc["depth"]) + 0.1
     print(f"| {name} | {options} | {true:.4f} | {s['depthScaleFactor']:.4f} ± {s['uncertainty']:.4f} | {'applied' if s['applied'] else 'kept'} "
           f"| {dhc['depth']:+.2f} mm | {dhc['auto']:+.2f} mm | {dhc['markers']:+.2f} mm "
-          f"| {reports['auto']['cvai'] - truth['cvai']:+.3f} | {'right' if reports['auto']['severity'] == truth['severity'] else 'WRONG'} |")
+          f"| {reports['auto']['cvai'] - truth['cvai']:+.3f} | {'right' if reports['auto']['severity'] == truth['severity'] else 'WRONG'} "
+          f"| {reports['auto']['registration']['cornerRMS']:.2f} mm | {verdict(reports['auto'])} |")
 print(f"\nauto's circumference error larger than the depth scale's (by over 0.1 mm) on {worse} scans")
 PY
