@@ -9,7 +9,8 @@
 # the similarity's scale less 1: the scale error left after the stickers' scale where applied),
 # the focal-length check's estimate against what it measures (the true focal length times the
 # depth's and the print's scale) and whether its 95 % interval holds it, whether the stickers'
-# scale was applied, frames placed, and the CVAI and circumference errors and the severity.
+# scale was applied, frames placed, the CVAI and circumference errors, the severity and the
+# verdict.
 # Usage: scripts/conditions-study.sh [WORKDIR]
 #   (16 scans, 2 at a time: about 6 minutes on two cores; scans done in WORKDIR are not
 #    redone; each scan is deleted once measured)
@@ -47,10 +48,12 @@ one() {
 # Two scans at a time, one worker thread each.
 run_list
 
-python3 - "$work" <<'PY'
+python3 - "$work" "$PWD/scripts" <<'PY'
 import json, os, re, sys
 import numpy as np
 work = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from study_verdict import verdict_cell
 def load(path):
     return json.load(open(path)) if os.path.exists(path) else None
 def option(options, name):
@@ -64,15 +67,15 @@ def similarity(src, dst):
     scale = (s * np.diag(d)).sum() / (a ** 2).sum()
     residual = dst - (scale * ((u @ d @ vt) @ a.T).T + md)
     return np.sqrt((residual ** 2).sum(1).mean()), scale
-print("| scan | conditions | markers mapped | map RMS | map scale | f·s estimate | 95 % holds | stickers' scale | frames placed | ΔCVAI | ΔHC | severity |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print("| scan | conditions | markers mapped | map RMS | map scale | f·s estimate | 95 % holds | stickers' scale | frames placed | ΔCVAI | ΔHC | severity | verdict |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for line in open(f"{work}/conditions.txt").read().strip().split("\n"):
     name, options = line.split("|")
     truth = load(f"{work}/{name}-truth.json")
     rec, mea = load(f"{work}/{name}-reconstruct.json"), load(f"{work}/{name}-measure.json")
     if rec is None:
         error = open(f"{work}/{name}-reconstruct.err").read().strip().split("\n")[-1]
-        print(f"| {name} | {options} | reconstruct refused: {error.replace('|', '/')} | | | | | | | | | |")
+        print(f"| {name} | {options} | reconstruct refused: {error.replace('|', '/')} | | | | | | | | | | |")
         continue
     corners = {m["id"]: np.array(m["corners"]) for m in truth["markers"]}
     src = np.concatenate([corners[m["id"]] for m in rec["markerMap"]])
@@ -92,10 +95,10 @@ for line in open(f"{work}/conditions.txt").read().strip().split("\n"):
              f"{rec['framesRegistered']} of {rec['frames']}"]
     if mea is None:
         error = open(f"{work}/{name}-measure.err").read().strip().split("\n")[-1]
-        cells += [f"measure refused: {error.split(': ', 2)[-1].replace('|', '/')}", "", ""]
+        cells += [f"measure refused: {error.split(': ', 2)[-1].replace('|', '/')}", "", "", ""]
     else:
         t = truth["measures"]
         cells += [f"{mea['cvai'] - t['cvai']:+.2f}", f"{mea['circumference'] - t['circumference']:+.2f} mm",
-                  "right" if mea["severity"] == t["severity"] else "WRONG"]
+                  "right" if mea["severity"] == t["severity"] else "WRONG", verdict_cell(mea)]
     print(f"| {name} | {options} | " + " | ".join(cells) + " |")
 PY

@@ -46,29 +46,17 @@ one() {
 # Two scans at a time, one worker thread each.
 run_list
 
-python3 - "$work" <<'PY'
+python3 - "$work" "$PWD/scripts" <<'PY'
 import json, os, re, sys
 work = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from study_verdict import verdict_cell
 def option(options, name):
     m = re.search(rf"--{name}[= ](\S+)", options)
     return float(m.group(1)) if m else 0.0
 print("| scan | conditions | true scale | markers show ± u | auto | ΔHC depth | ΔHC auto | ΔHC markers | ΔCVAI auto | severity auto | corner RMS | verdict auto |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 worse = 0
-def verdict(report):
-    v = report.get("verdict") or {}
-    if v.get("usable", False):
-        return "usable"
-    # The checks that failed, named without their values ("focal length", "CVAI interval").
-    def name(reason):
-        words = re.sub(r" 95 % interval", " interval", reason).split()
-        kept = []
-        for w in words:
-            if w[0].isdigit() or w[0] in "±(":
-                break
-            kept.append(w)
-        return " ".join(kept)
-    return "NOT usable: " + ", ".join(name(r) for r in v.get("reasons", []))
 for line in open(f"{work}/conditions.txt").read().strip().split("\n"):
     name, options = line.split("|")
     truth = json.load(open(f"{work}/{name}-truth.json"))["measures"]
@@ -86,6 +74,6 @@ for line in open(f"{work}/conditions.txt").read().strip().split("\n"):
     print(f"| {name} | {options} | {true:.4f} | {s['depthScaleFactor']:.4f} ± {s['uncertainty']:.4f} | {'applied' if s['applied'] else 'kept'} "
           f"| {dhc['depth']:+.2f} mm | {dhc['auto']:+.2f} mm | {dhc['markers']:+.2f} mm "
           f"| {reports['auto']['cvai'] - truth['cvai']:+.3f} | {'right' if reports['auto']['severity'] == truth['severity'] else 'WRONG'} "
-          f"| {reports['auto']['registration']['cornerRMS']:.2f} mm | {verdict(reports['auto'])} |")
+          f"| {reports['auto']['registration']['cornerRMS']:.2f} mm | {verdict_cell(reports['auto'])} |")
 print(f"\nauto's circumference error larger than the depth scale's (by over 0.1 mm) on {worse} scans")
 PY
