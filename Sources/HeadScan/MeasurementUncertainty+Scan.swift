@@ -31,8 +31,9 @@ extension MeasurementUncertainty {
   ///   cannot be seen in the scan and is not included.)
   /// - Surface: the offsets the frames' pose errors leave on the fused contour, from each
   ///   registered frame's jackknife over its stickers (``FramePoseOffsets``, with `contour`).
-  ///   Without a contour, or where no jackknifed frame (three depth-lifted stickers) sees it or
-  ///   an offset is not finite, a smooth shared offset from each registered frame's corner residual instead:
+  ///   Without a contour, or where no jackknifed frame (three depth-lifted stickers, finite
+  ///   left-out fits) sees it, a smooth shared offset from each registered frame's corner
+  ///   residual instead:
   ///   `σ_surface = RMS(residuals) / √(frames seeing a point)`, the frames that see a point of
   ///   the head being the registered frames times the share of the head a frame sees (its
   ///   markers over the cap's).
