@@ -130,6 +130,7 @@ func cornerRMS(_ a: [SIMD3<Double>], _ b: [SIMD3<Double>]) -> Double {
 /// added; maps each new marker once two placed frames agree on it.
 private func placeFrames(_ solution: inout MapSolution, consistency: Double, maximumPlacementRMS: Double) {
   var pending: [Int: [[SIMD3<Double>]]] = [:]
+  let liftedByDepth = Set(solution.markers.flatMap { $0.filter { $0.method == .depth }.map(\.id) })
   var progressed = true
   while progressed {
     progressed = false
@@ -141,7 +142,7 @@ private func placeFrames(_ solution: inout MapSolution, consistency: Double, max
       guard let (pose, fitRMS) = placeFrame(f, in: &solution, consistency: consistency), fitRMS <= maximumPlacementRMS
       else { continue }
       solution.mapFromCamera[f] = pose
-      for m in solution.markers[f] where solution.map[m.id] == nil {
+      for m in solution.markers[f] where solution.map[m.id] == nil && (m.method == .depth || !liftedByDepth.contains(m.id)) {
         let corners = m.cameraCorners.map(pose.apply)
         if let agreeing = pending[m.id, default: []].first(where: { cornerRMS($0, corners) <= consistency }) {
           solution.map[m.id] = zip(agreeing, corners).map { ($0 + $1) / 2 }
