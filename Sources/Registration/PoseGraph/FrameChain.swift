@@ -128,8 +128,15 @@ func cornerRMS(_ a: [SIMD3<Double>], _ b: [SIMD3<Double>]) -> Double {
 
 /// Places frames through markers already mapped, strongest links first, until none can be
 /// added; maps each new marker once two placed frames agree on it.
+///
+/// A marker that depth lifts in some frame is mapped from depth-lifted views only: a
+/// pixel-lifted (PnP) square is uncertain along its ray by centimetres when it is small and far,
+/// and consecutive frames err alike, so two of them can agree on a wrong position. Only where the
+/// chain stalls, because the frames that lift such a marker by depth cannot be placed without it,
+/// are the markers still unmapped mapped from two agreeing pixel-lifted views, and the chain goes on.
 private func placeFrames(_ solution: inout MapSolution, consistency: Double, maximumPlacementRMS: Double) {
   var pending: [Int: [[SIMD3<Double>]]] = [:]
+  var pendingPixelLifted: [Int: [[SIMD3<Double>]]] = [:]
   let liftedByDepth = Set(solution.markers.flatMap { $0.filter { $0.method == .depth }.map(\.id) })
   var progressed = true
   while progressed {
@@ -142,9 +149,11 @@ private func placeFrames(_ solution: inout MapSolution, consistency: Double, max
       guard let (pose, fitRMS) = placeFrame(f, in: &solution, consistency: consistency), fitRMS <= maximumPlacementRMS
       else { continue }
       solution.mapFromCamera[f] = pose
-      for m in solution.markers[f] where solution.map[m.id] == nil && (m.method == .depth || !liftedByDepth.contains(m.id)) {
+      for m in solution.markers[f] where solution.map[m.id] == nil {
         let corners = m.cameraCorners.map(pose.apply)
-        if let agreeing = pending[m.id, default: []].first(where: { cornerRMS($0, corners) <= consistency }) {
+        if m.method != .depth && liftedByDepth.contains(m.id) {
+          pendingPixelLifted[m.id, default: []].append(corners)
+        } else if let agreeing = pending[m.id, default: []].first(where: { cornerRMS($0, corners) <= consistency }) {
           solution.map[m.id] = zip(agreeing, corners).map { ($0 + $1) / 2 }
         } else {
           pending[m.id, default: []].append(corners)
@@ -152,7 +161,22 @@ private func placeFrames(_ solution: inout MapSolution, consistency: Double, max
       }
       progressed = true
     }
+    if !progressed {
+      for (id, views) in pendingPixelLifted.sorted(by: { $0.key < $1.key }) where solution.map[id] == nil {
+        guard let pair = agreeingPair(views, within: consistency) else { continue }
+        solution.map[id] = zip(pair.0, pair.1).map { ($0 + $1) / 2 }
+        progressed = true
+      }
+    }
   }
+}
+
+/// The first two of `views` (in order) whose corners agree within `consistency` (RMS, metres).
+private func agreeingPair(_ views: [[SIMD3<Double>]], within consistency: Double) -> ([SIMD3<Double>], [SIMD3<Double>])? {
+  for j in views.indices.dropFirst() {
+    if let i = views[..<j].firstIndex(where: { cornerRMS($0, views[j]) <= consistency }) { return (views[i], views[j]) }
+  }
+  return nil
 }
 
 /// Frames left unplaced although some of their markers are mapped: rejected as
