@@ -202,8 +202,11 @@ private func fitToMap(_ markers: [LiftedMarker], _ map: MarkerMap) -> (transform
 /// `mapFromCamera` of frame `f` from its mapped markers (rigid fit) and the fit's RMS, after
 /// removing, one at a time, the marker that lies farthest (over `consistency`) from where the
 /// others put it — which can only be told with three or more; `nil` when no fit is consistent.
+/// A frame with a depth-lifted mapped marker is placed from its depth-lifted markers alone: a
+/// pixel-lifted (PnP) square can lie centimetres astray along its ray and would pull the fit.
 func placeFrame(_ f: Int, in solution: inout MapSolution, consistency: Double) -> (RigidTransform, Double)? {
   var known = solution.markers[f].filter { solution.map[$0.id] != nil }
+  if known.contains(where: { $0.method == .depth }) { known.removeAll { $0.method != .depth } }
   while !known.isEmpty {
     let mapped = known.map { solution.map[$0.id] ?? [] }
     guard let fit = fitToMap(known, solution.map) else { break }
