@@ -43,7 +43,7 @@ struct FramePoseOffsetsTests {
       let degrees = (Double(b) + 0.5) * 360 / Double(bins)
       return abs(degrees - 90) <= 10 || abs(degrees - 270) <= 10 ? s : 0
     }
-    let uncertainty = MeasurementUncertainty(poseOffsets: try #require(FramePoseOffsets(bins: bins, offsets: row)))
+    let uncertainty = MeasurementUncertainty(poseOffsets: FramePoseOffsets(bins: bins, offsets: row))
     let with = try #require(bootstrapIntervals(points: points, measurement: measured, replicates: 200, seed: 3, uncertainty: uncertainty))
     let without = try #require(bootstrapIntervals(points: points, measurement: measured, replicates: 200, seed: 3))
     #expect(with.includes?.contains("surface") == true && without.includes?.contains("surface") == false)
