@@ -49,6 +49,7 @@ struct FrameBudgetTests {
         format: "vault RMS after alignment: %d frames fused %.3f mm (%d points), %d frames %.3f mm (%d points)", whole.framesFused,
         all.aligned.cloudRMS, all.aligned.cloudPointsScored, part.framesFused, third.aligned.cloudRMS,
         third.aligned.cloudPointsScored)
+      print(vault)
       #expect(whole.framesFused > 60, "\(vault)")
       #expect(part.framesFused == budget)
       let noiseOnly = (Double(whole.framesFused) / Double(part.framesFused)).squareRoot()
