@@ -53,12 +53,9 @@ import json, os, re, sys
 import numpy as np
 work = sys.argv[1]
 sys.path.insert(0, sys.argv[2])
-from study_verdict import verdict_cell
+from study_tables import option, verdict_cell
 def load(path):
     return json.load(open(path)) if os.path.exists(path) else None
-def option(options, name):
-    m = re.search(rf"--{name}[= ](\S+)", options)
-    return float(m.group(1)) if m else 0.0
 def similarity(src, dst):
     ms, md = src.mean(0), dst.mean(0)
     a, b = src - ms, dst - md

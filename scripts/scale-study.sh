@@ -47,13 +47,10 @@ one() {
 run_list
 
 python3 - "$work" "$PWD/scripts" <<'PY'
-import json, os, re, sys
+import json, os, sys
 work = sys.argv[1]
 sys.path.insert(0, sys.argv[2])
-from study_verdict import verdict_cell
-def option(options, name):
-    m = re.search(rf"--{name}[= ](\S+)", options)
-    return float(m.group(1)) if m else 0.0
+from study_tables import option, verdict_cell
 print("| scan | conditions | true scale | markers show ± u | auto | ΔHC depth | ΔHC auto | ΔHC markers | ΔCVAI auto | severity auto | corner RMS | verdict auto |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 worse = 0
