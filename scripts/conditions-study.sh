@@ -49,7 +49,7 @@ one() {
 run_list
 
 python3 - "$work" "$PWD/scripts" <<'PY'
-import json, os, re, sys
+import json, os, sys
 import numpy as np
 work = sys.argv[1]
 sys.path.insert(0, sys.argv[2])
