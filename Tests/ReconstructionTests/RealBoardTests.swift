@@ -66,9 +66,10 @@ struct RealBoardTests {
     }
     #expect(onBoard.count > 10_000)
     let flatness = try #require(planeRMS(onBoard))
-    #expect(
-      flatness <= 0.00025,
-      "real board: \(result.markers.count) markers mapped of \(wellSeen.count) seen in 5 frames, corners \(fit.rms * 1000) mm RMS, scale \((fit.scale - 1) * 100) %, flatness \(flatness * 1000) mm RMS (\(onBoard.count) points)")
+    let summary =
+      "real board: \(result.markers.count) markers mapped of \(wellSeen.count) seen in 5 frames, corners \(fit.rms * 1000) mm RMS, scale \((fit.scale - 1) * 100) %, flatness \(flatness * 1000) mm RMS (\(onBoard.count) points)"
+    print(summary)
+    #expect(flatness <= 0.00025, "\(summary)")
   }
 
   /// With the stickers' scale applied (`--scale markers`), the map has the printed board's
