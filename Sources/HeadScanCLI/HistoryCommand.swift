@@ -35,7 +35,7 @@ struct HistoryCommand: ParsableCommand {
   func run() throws {
     try reportingErrors {
       let files = try Self.reportFiles(reports)
-      for output in [html, csv].compactMap({ $0 }) { try checkOutput(output, isNot: files) }
+      try checkOutputs([("--html", html), ("--csv", csv)], isNot: files)
       let page = try HistoryPage(reportFiles: files)
       if let html { try AtomicFile.write(Data(page.html.utf8), to: html) }
       if let csv { try AtomicFile.write(Data(page.csv.utf8), to: csv) }

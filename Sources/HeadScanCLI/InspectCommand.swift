@@ -104,7 +104,7 @@ struct InspectCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      for output in [json, snapshot].compactMap({ $0 }) { try checkOutput(output, isNot: [scan]) }
+      try checkOutputs([("--json", json), ("--snapshot", snapshot)], isNot: [scan])
       let format = try ScanFormats.format(of: scan)
       let reader = try format.open(scan, options: try input.openOptions())
       let h = reader.header

@@ -80,7 +80,7 @@ struct MeasureCommand: ParsableCommand {
       let source: LandmarkSource =
         frame == .auto ? .automaticFrame : landmarks == "auto" ? .automaticLandmarks : landmarks.map { .file($0) } ?? .besideScan
       let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 }
-      for output in [json, cloud, html].compactMap({ $0 }) { try checkOutput(output, isNot: inputs) }
+      try checkOutputs([("--json", json), ("--cloud", cloud), ("--html", html)], isNot: inputs)
       let deidentified = try deidentification.header()
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator

@@ -10,10 +10,9 @@ import _HeadScanSupport
 ///   headscan wrote.
 func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false) throws {
   if folder { try AtomicFile.checkFolderOutput(output) } else { try AtomicFile.checkFileOutput(output) }
-  func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-  let target = resolved(output)
+  let target = resolvedPath(output)
   for input in inputs {
-    let source = resolved(input)
+    let source = resolvedPath(input)
     if source == target { throw CommandError("\(output): refusing to overwrite the input file") }
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: source, isDirectory: &isFolder), isFolder.boolValue,
@@ -22,6 +21,27 @@ func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false)
       throw CommandError("\(output): refusing to overwrite a file inside the input folder \(input)")
     }
   }
+}
+
+/// ``checkOutput(_:isNot:folder:)`` for each of a command's file outputs (`nil`: the option was
+/// not given), after refusing two options that name the same file: the second write would
+/// replace the first, and one of the outputs would be lost without a word.
+/// - Parameter outputs: each output's option, as the user types it (`--json`), and its path.
+func checkOutputs(_ outputs: [(option: String, path: String?)], isNot inputs: [String]) throws {
+  var named: [String: String] = [:]
+  for (option, path) in outputs {
+    guard let path else { continue }
+    let target = resolvedPath(path)
+    if let other = named[target] { throw CommandError("\(path): named by both \(other) and \(option); give each output its own file") }
+    named[target] = option
+  }
+  for case (_, let path?) in outputs { try checkOutput(path, isNot: inputs) }
+}
+
+/// `path` made absolute, with `.` and `..` removed and symbolic links resolved: two spellings of
+/// one file give the same string.
+private func resolvedPath(_ path: String) -> String {
+  URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
 }
 
 /// Encodes a value as pretty JSON with sorted keys and writes it atomically.

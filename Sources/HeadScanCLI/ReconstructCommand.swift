@@ -84,7 +84,7 @@ struct ReconstructCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      for path in [output, json, mesh].compactMap({ $0 }) { try checkOutput(path, isNot: [scan]) }
+      try checkOutputs([("--output", output), ("--json", json), ("--mesh", mesh)], isNot: [scan])
       try AtomicFile.checkFolder(of: output)
       if let mesh { try AtomicFile.checkFolder(of: mesh) }
       let reader = try openScan(at: scan, options: try input.openOptions())

@@ -179,6 +179,40 @@ struct BadInputTests {
     }
   }
 
+  /// Two outputs of one command naming the same file (also through another spelling of its
+  /// path): the second write would replace the first, so the command refuses before any work,
+  /// names both options and leaves a file already there as it was.
+  @Test func twoOutputsNamingOneFileAreRefused() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = folder.appendingPathComponent("s.rgbdscan")
+      try FileManager.default.copyItem(at: TestFiles.fixture("scans/tiny.rgbdscan"), to: scan)
+      let reports = folder.appendingPathComponent("reports").path
+      try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: true)
+      try Data("{}".utf8).write(to: URL(fileURLWithPath: reports + "/tiny.json"))
+      let existing = folder.appendingPathComponent("keep.ply").path
+      let contents = Data("a file of the user's".utf8)
+      let other = folder.appendingPathComponent("sub/../keep.ply").path
+      try FileManager.default.createDirectory(atPath: folder.appendingPathComponent("sub").path, withIntermediateDirectories: true)
+      let cases: [([String], String, String)] = [
+        (["reconstruct", scan.path, "-o", existing, "--json", existing], "--output", "--json"),
+        (["reconstruct", scan.path, "-o", existing, "--mesh", other], "--output", "--mesh"),
+        (["measure", scan.path, "--json", existing, "--html", other], "--json", "--html"),
+        (["measure", scan.path, "--cloud", existing, "--json", existing], "--json", "--cloud"),
+        (["inspect", scan.path, "--json", existing, "--snapshot", existing], "--json", "--snapshot"),
+        (["history", reports, "--html", existing, "--csv", other], "--html", "--csv"),
+      ]
+      for (arguments, first, second) in cases {
+        try contents.write(to: URL(fileURLWithPath: existing))
+        let run = try Headscan.run(arguments + ["--quiet"])
+        #expect(run.status == 1, "\(arguments)")
+        #expect(run.stderr.hasPrefix("headscan: error: "), "\(arguments): \(run.stderr)")
+        #expect(run.stderr.contains("named by both \(first) and \(second)"), "\(arguments): \(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == contents, "\(arguments) changed the file")
+      }
+    }
+  }
+
   @Test func badCommandLineIsAUsageError() throws {
     let run = try Headscan.run(["markers"])
     #expect(run.status == 64)
