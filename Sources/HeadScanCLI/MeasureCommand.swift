@@ -80,7 +80,7 @@ struct MeasureCommand: ParsableCommand {
       let source: LandmarkSource =
         frame == .auto ? .automaticFrame : landmarks == "auto" ? .automaticLandmarks : landmarks.map { .file($0) } ?? .besideScan
       let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 }
-      try checkOutputs([("--json", json), ("--cloud", cloud), ("--html", html)], isNot: inputs)
+      try checkOutputs([("--json", json), ("--cloud", cloud), ("--html", html)], folders: [("--plots", plots)], isNot: inputs)
       let deidentified = try deidentification.header()
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator

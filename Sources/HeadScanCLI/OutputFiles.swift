@@ -24,18 +24,28 @@ func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false)
 }
 
 /// ``checkOutput(_:isNot:folder:)`` for each of a command's file outputs (`nil`: the option was
-/// not given), after refusing two options that name the same file: the second write would
+/// not given), after refusing two options that name the same path: the second write would
 /// replace the first, and one of the outputs would be lost without a word.
-/// - Parameter outputs: each output's option, as the user types it (`--json`), and its path.
-func checkOutputs(_ outputs: [(option: String, path: String?)], isNot inputs: [String]) throws {
+/// - Parameters:
+///   - outputs: each file output's option, as the user types it (`--json`), and its path.
+///   - folders: folders the command writes files into (`--plots`): created where missing, kept
+///     where they are folders; refused where something else is there.
+func checkOutputs(_ outputs: [(option: String, path: String?)], folders: [(option: String, path: String?)] = [], isNot inputs: [String]) throws {
   var named: [String: String] = [:]
-  for (option, path) in outputs {
+  for (option, path) in outputs + folders {
     guard let path else { continue }
     let target = resolvedPath(path)
-    if let other = named[target] { throw CommandError("\(path): named by both \(other) and \(option); give each output its own file") }
+    if let other = named[target] { throw CommandError("\(path): named by both \(other) and \(option); give each output its own path") }
     named[target] = option
   }
   for case (_, let path?) in outputs { try checkOutput(path, isNot: inputs) }
+  for case (_, let path?) in folders {
+    try AtomicFile.checkFolder(of: path)
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue {
+      throw CommandError("\(path): cannot write: not a folder")
+    }
+  }
 }
 
 /// `path` made absolute, with `.` and `..` removed and symbolic links resolved: two spellings of

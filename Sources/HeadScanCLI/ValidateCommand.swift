@@ -34,7 +34,7 @@ struct ValidateCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      if let json { try checkOutput(json, isNot: [calliper, reports]) }
+      try checkOutputs([("--json", json)], folders: [("--plots", plots)], isNot: [calliper, reports])
       let table = try CalliperTable(path: calliper)
       let found = try CalliperValidation.reports(in: reports)
       let validation = CalliperValidation(calliper: table, reports: found)

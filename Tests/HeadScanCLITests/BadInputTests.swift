@@ -179,9 +179,9 @@ struct BadInputTests {
     }
   }
 
-  /// Two outputs of one command naming the same file (also through another spelling of its
-  /// path): the second write would replace the first, so the command refuses before any work,
-  /// names both options and leaves a file already there as it was.
+  /// Two outputs of one command naming the same path (also through another spelling of it): the
+  /// second write would replace the first, so the command refuses before any work, names both
+  /// options and leaves a file already there as it was.
   @Test func twoOutputsNamingOneFileAreRefused() throws {
     try TestFiles.withTemporaryFolder { folder in
       let scan = folder.appendingPathComponent("s.rgbdscan")
@@ -200,6 +200,7 @@ struct BadInputTests {
         (["measure", scan.path, "--cloud", existing, "--json", existing], "--json", "--cloud"),
         (["inspect", scan.path, "--json", existing, "--snapshot", existing], "--json", "--snapshot"),
         (["history", reports, "--html", existing, "--csv", other], "--html", "--csv"),
+        (["measure", scan.path, "--json", existing, "--plots", other], "--json", "--plots"),
       ]
       for (arguments, first, second) in cases {
         try contents.write(to: URL(fileURLWithPath: existing))
@@ -210,6 +211,11 @@ struct BadInputTests {
         #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == contents, "\(arguments) changed the file")
       }
+      // A figures folder where a file is: refused before the measurement writes its report.
+      let report = folder.appendingPathComponent("report.json").path
+      let run = try Headscan.run(["measure", scan.path, "--json", report, "--plots", existing, "--quiet"])
+      #expect(run.status == 1 && run.stderr == "headscan: error: \(existing): cannot write: not a folder\n", "\(run.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: report), "report written before the refusal")
     }
   }
 
