@@ -23,6 +23,10 @@ public struct CalliperTable: Sendable, Hashable {
 
   /// Required columns.
   public static let requiredColumns = ["scan", "diagonalA", "diagonalB"]
+  /// The largest value a measure column may hold, millimetres: a head's circumference is under
+  /// 700 mm even for an adult, so a larger number is a typing or unit error (and far larger ones
+  /// overflow the agreement statistics).
+  public static let largestMillimetres = 1000.0
   /// Optional measure columns.
   public static let optionalColumns = ["length", "width", "circumference"]
 
@@ -71,6 +75,9 @@ public struct CalliperTable: Sendable, Hashable {
         }
         guard let value = Double(raw), value.isFinite, value > 0 else {
           throw CalliperError(path: path, line: line, problem: "'\(name)' is not a positive number: '\(raw)'")
+        }
+        guard value <= Self.largestMillimetres else {
+          throw CalliperError(path: path, line: line, problem: "'\(name)' is \(raw) mm, more than \(Int(Self.largestMillimetres)) mm: not a head's measure")
         }
         return value
       }

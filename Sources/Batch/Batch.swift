@@ -110,6 +110,11 @@ public struct Batch: Sendable {
       let kinds = ScanFormats.registered.map(\.title).joined(separator: ", ")
       throw FileProblem(path: scans, problem: "no scans (\(kinds))")
     }
+    // Two scans with one name (s2.rgbdscan and a TUM folder s2) would write one report.
+    for (name, group) in Dictionary(grouping: items, by: \.name) where group.count > 1 {
+      let paths = group.map { URL(fileURLWithPath: $0.path).lastPathComponent }.sorted().joined(separator: " and ")
+      throw FileProblem(path: scans, problem: "two scans named '\(name)' (\(paths)): their reports would replace each other; rename one")
+    }
     if !only.isEmpty {
       let names = Set(items.map(\.name))
       if let unknown = only.first(where: { !names.contains($0) }) { throw FileProblem(path: scans, problem: "no scan named '\(unknown)'") }
@@ -148,6 +153,13 @@ public struct Batch: Sendable {
 
   /// `OUT/NAME.json`.
   public func reportPath(of item: BatchItem) -> String { out + "/" + item.name + ".json" }
+
+  /// Everything the batch may write for `item` in OUT: its report, its report page
+  /// (`OUT/NAME.html`) and its figures folder (`OUT/NAME-plots`), whether or not the options ask
+  /// for the last two.
+  public func outputPaths(of item: BatchItem) -> [String] {
+    [reportPath(of: item), out + "/" + item.name + ".html", out + "/" + item.name + "-plots"]
+  }
 
   /// Whether `item`'s report is newer than the scan, its cap file and, where the head frame
   /// reads it, its landmarks file.

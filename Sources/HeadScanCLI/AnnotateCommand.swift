@@ -40,6 +40,10 @@ struct AnnotateCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
+      // The file Save writes (and its .bak), checked before the reconstruction and the page.
+      let saved = landmarks ?? companionBase(of: scan) + ".landmarks.json"
+      try checkOutput(saved, isNot: [scan])
+      try checkOutput(saved + ".bak", isNot: [scan, saved])
       var configuration = AnnotationServer.Configuration(scanPath: scan, landmarksPath: landmarks)
       configuration.host = host
       configuration.port = port

@@ -78,6 +78,11 @@ struct BatchCommand: ParsableCommand {
     if cluster.isUsed { return try runOnSlurm() }
     try reportingErrors {
       var batch = try makeBatch()
+      // After OUT exists (a history page inside it is common), before any scan is measured.
+      if let history {
+        try checkOutput(history, isNot: [scans] + [input.cap].compactMap { $0 })
+        try Self.checkHistory(history, isNotAnOutputOf: batch)
+      }
       let executable = Bundle.main.executablePath ?? URL(fileURLWithPath: CommandLine.arguments[0]).path
       let quiet = global.quiet
       let scansAtOnce = max(1, min(batch.items.count, jobs ?? coresAvailable))
@@ -99,6 +104,17 @@ struct BatchCommand: ParsableCommand {
       if !failed.isEmpty {
         throw CommandError("\(failed.count) of \(batch.items.count) scans failed: " + failed.joined(separator: "; "))
       }
+    }
+  }
+
+  /// Refuses a `--history` page that names one of the batch's own outputs (`summary.csv`, a
+  /// report, a report page or a figures folder): the page would replace it, and a report replaced
+  /// by a page would look up to date to the next batch.
+  static func checkHistory(_ history: String, isNotAnOutputOf batch: Batch) throws {
+    let target = resolvedPath(history)
+    let own = [batch.out + "/summary.csv"] + batch.items.flatMap { batch.outputPaths(of: $0) }
+    if let clash = own.first(where: { resolvedPath($0) == target || target.hasPrefix(resolvedPath($0) + "/") }) {
+      throw CommandError("\(history): --history names the batch's own output \(clash); write the history page elsewhere")
     }
   }
 

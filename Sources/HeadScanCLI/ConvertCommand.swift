@@ -51,11 +51,12 @@ struct ConvertCommand: ParsableCommand {
     try reportingErrors {
       let sourceLandmarks = companionBase(of: scan) + ".landmarks.json"
       let targetLandmarks = companionBase(of: output) + ".landmarks.json"
-      try checkOutput(output, isNot: [scan, sourceLandmarks], folder: !output.hasSuffix(".rgbdscan"))
+      let inputs = [scan, sourceLandmarks] + input.inputFiles(forScan: scan) + deidentification.inputFiles
+      try checkOutput(output, isNot: inputs, folder: !output.hasSuffix(".rgbdscan"))
       // NAME.r3d → NAME.rgbdscan in one folder: both share NAME.landmarks.json, nothing to copy.
       let sharesLandmarks = Self.resolved(sourceLandmarks) == Self.resolved(targetLandmarks)
       let copiesLandmarks = !sharesLandmarks && FileManager.default.fileExists(atPath: sourceLandmarks)
-      if copiesLandmarks { try checkOutput(targetLandmarks, isNot: [scan, sourceLandmarks]) }
+      if copiesLandmarks { try checkOutput(targetLandmarks, isNot: inputs) }
       let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       let toStream = output.hasSuffix(".rgbdscan")

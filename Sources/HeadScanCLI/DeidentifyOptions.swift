@@ -28,6 +28,13 @@ struct DeidentifyOptions: ParsableArguments {
     }
   }
 
+  /// The key file `--deidentify` reads (`--key-file`'s, or the one `$HEADSCAN_KEY_FILE` names):
+  /// an input no output may replace. Empty without `--deidentify`.
+  var inputFiles: [String] {
+    guard deidentify else { return [] }
+    return [keyFile ?? ProcessInfo.processInfo.environment[Self.keyFileVariable].flatMap({ $0.isEmpty ? nil : $0 })].compactMap { $0 }
+  }
+
   /// The header de-identification asked for, `nil` without `--deidentify`; reads the key file.
   /// - Throws: a one-line error naming the key file, or saying that no key file was given.
   func header() throws -> HeaderDeidentification? {

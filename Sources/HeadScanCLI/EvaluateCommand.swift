@@ -65,7 +65,9 @@ struct EvaluateCommand: ParsableCommand {
   func run() throws {
     try reportingErrors {
       if let json {
-        try checkOutput(json, isNot: scans.flatMap { [$0, companionBase(of: $0) + ".truth.json", companionBase(of: $0) + ".landmarks.json"] })
+        try checkOutput(
+          json,
+          isNot: scans.flatMap { [$0, companionBase(of: $0) + ".truth.json", companionBase(of: $0) + ".landmarks.json"] + input.inputFiles(forScan: $0) })
       }
       var options = ReconstructionOptions.default
       options.fuse = !noFusion

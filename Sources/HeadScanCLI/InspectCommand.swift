@@ -104,7 +104,7 @@ struct InspectCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      try checkOutputs([("--json", json), ("--snapshot", snapshot)], isNot: [scan])
+      try checkOutputs([("--json", json), ("--snapshot", snapshot)], isNot: [scan] + input.inputFiles(forScan: scan))
       let format = try ScanFormats.format(of: scan)
       let reader = try format.open(scan, options: try input.openOptions())
       let h = reader.header

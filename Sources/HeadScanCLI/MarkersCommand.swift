@@ -48,7 +48,7 @@ struct MarkersCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      try checkOutput(json, isNot: [input])
+      try checkOutput(json, isNot: [input] + scanInput.inputFiles(forScan: input))
       var parameters = DetectorParameters.opencvDefault
       parameters.cornerRefinement = refine ?? .none
       let report: Report

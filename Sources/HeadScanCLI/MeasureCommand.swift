@@ -79,7 +79,7 @@ struct MeasureCommand: ParsableCommand {
     try reportingErrors {
       let source: LandmarkSource =
         frame == .auto ? .automaticFrame : landmarks == "auto" ? .automaticLandmarks : landmarks.map { .file($0) } ?? .besideScan
-      let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 }
+      let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 } + input.inputFiles(forScan: scan) + deidentification.inputFiles
       try checkOutputs([("--json", json), ("--cloud", cloud), ("--html", html)], folders: [("--plots", plots)], isNot: inputs)
       let deidentified = try deidentification.header()
       var options = MeasureOptions.default

@@ -43,6 +43,10 @@ struct ScanInputOptions: ParsableArguments {
     try checkOption(Int(minConfidence), "--min-confidence", OptionBounds.minConfidence)
   }
 
+  /// The cap file these options read for `scan` (`--cap`'s, or the sidecar beside the scan that
+  /// is read without it): an input no output may replace.
+  func inputFiles(forScan scan: String) -> [String] { [cap ?? ScanCap.sidecarPath(forScan: scan)] }
+
   /// The options to open scans with; reads and checks `--cap`'s file.
   func openOptions() throws -> ScanOpenOptions {
     ScanOpenOptions(cap: try cap.map { try ScanCap(contentsOf: $0) }, minimumConfidence: minConfidence)

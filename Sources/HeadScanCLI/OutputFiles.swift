@@ -5,7 +5,8 @@ import _HeadScanSupport
 /// whose folder does not exist, one that is a folder or not a regular file (``AtomicFile``
 /// replaces only regular files), one that is one of `inputs` (after resolving `..` and symbolic
 /// links), or an existing file inside an input folder (a TUM scan's index and images, a folder of
-/// reports), since readers would take it for their own on the next run.
+/// reports), since readers would take it for their own on the next run; an output folder that
+/// holds one of `inputs` is refused too (replacing it would delete the input).
 /// - Parameter folder: the output is a folder (a TUM scan): it may replace only a folder
 ///   headscan wrote.
 func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false) throws {
@@ -14,6 +15,7 @@ func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false)
   for input in inputs {
     let source = resolvedPath(input)
     if source == target { throw CommandError("\(output): refusing to overwrite the input file") }
+    if source.hasPrefix(target + "/") { throw CommandError("\(output): refusing to replace a folder that holds the input \(input)") }
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: source, isDirectory: &isFolder), isFolder.boolValue,
       target.hasPrefix(source + "/"), FileManager.default.fileExists(atPath: target)
@@ -50,7 +52,7 @@ func checkOutputs(_ outputs: [(option: String, path: String?)], folders: [(optio
 
 /// `path` made absolute, with `.` and `..` removed and symbolic links resolved: two spellings of
 /// one file give the same string.
-private func resolvedPath(_ path: String) -> String {
+func resolvedPath(_ path: String) -> String {
   URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
 }
 

@@ -84,7 +84,10 @@ struct ReconstructCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      try checkOutputs([("--output", output), ("--json", json), ("--mesh", mesh)], isNot: [scan])
+      let landmarksInput = landmarks ?? companionBase(of: scan) + ".landmarks.json"
+      try checkOutputs(
+        [("--output", output), ("--json", json), ("--mesh", mesh)],
+        isNot: [scan, landmarksInput] + input.inputFiles(forScan: scan) + deidentification.inputFiles)
       try AtomicFile.checkFolder(of: output)
       if let mesh { try AtomicFile.checkFolder(of: mesh) }
       let reader = try openScan(at: scan, options: try input.openOptions())

@@ -234,6 +234,11 @@ struct SimulateCommand: ParsableCommand {
     try reportingErrors {
       let options = simulationOptions()
       let chosen = format ?? (output.hasSuffix(".rgbdscan") ? .stream : output.hasSuffix(".r3d") ? .record3D : .tum)
+      // Every file it writes, checked before rendering: the scan, and the files beside it.
+      try checkOutput(output, isNot: [], folder: chosen == .tum)
+      let base = companionBase(of: output)
+      let companions = [base + ".landmarks.json", base + ".truth.json"] + (chosen == .record3D ? [ScanCap.sidecarPath(forScan: output)] : [])
+      for companion in companions { try checkOutput(companion, isNot: [output]) }
       let progress = ProgressReporter("rendering", total: options.frames, options: global)
       let result = try naming(output) { try simulateScan(options, to: output, format: chosen) { done, _ in progress.update(done) } }
       let m = result.truth.measures
