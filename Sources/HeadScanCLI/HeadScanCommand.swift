@@ -1,6 +1,7 @@
 import ArgumentParser
 import Registration
 import Reports
+import _HeadScanSupport
 
 /// The `headscan` command: infant head shape from TrueDepth scans with an ArUco cap.
 @main
@@ -9,6 +10,10 @@ struct HeadScanCommand: ParsableCommand {
   /// the worker threads' arenas; then the command line is parsed and run.
   static func main() {
     NativeGeometry.returnLargeBlocksToTheSystem()
+    // Ctrl-C and SIGTERM leave no hidden temporary file; annotate's server stops on them itself.
+    if CommandLine.arguments.dropFirst().first != AnnotateCommand.configuration.commandName {
+      AtomicFile.removeTemporariesOnInterrupt()
+    }
     main(nil)
   }
 

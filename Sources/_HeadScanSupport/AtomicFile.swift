@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import Foundation
 
 /// Writes files so that a reader sees either the old content or the new, never a part, and so
@@ -19,13 +20,51 @@ package enum AtomicFile {
   /// folder is never replaced.
   package static let folderMarker = ".headscan-output"
 
-  /// A fresh temporary path beside `path`, hidden, unique to this process.
+  /// A fresh temporary path beside `path`, hidden, unique to this process, and remembered so
+  /// that ``removeTemporaries()`` can remove what is there when the process is interrupted.
   package static func temporaryPath(beside path: String) -> String {
+    let temporary = uniquePath(beside: path)
+    temporaries.withLock { _ = $0.insert(temporary) }
+    return temporary
+  }
+
+  /// A fresh hidden path beside `path`, unique to this process (not remembered).
+  private static func uniquePath(beside path: String) -> String {
     let url = URL(fileURLWithPath: path)
     let folder = url.deletingLastPathComponent().path
     let random = UInt32.random(in: 0...UInt32.max)
     return folder + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(String(random, radix: 16))"
   }
+
+  /// Every temporary path handed out in this process. Those already renamed into place or
+  /// removed no longer exist, so removing them again does nothing.
+  private static let temporaries = Locked<Set<String>>([])
+
+  /// Removes the files and folders of the writes this process has not finished: what an
+  /// interrupted command calls before it exits (``removeTemporariesOnInterrupt()``).
+  package static func removeTemporaries() {
+    for path in temporaries.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+  }
+
+  /// Makes SIGINT (Ctrl-C) and SIGTERM remove the unfinished writes' temporary files and folders
+  /// (``removeTemporaries()``) and then end the process with the shell's status for the signal
+  /// (130, 143); without it an interrupted write leaves its hidden temporary file behind.
+  /// SIGKILL and a power cut cannot be caught: a hidden `.NAME.tmp-…` may then remain.
+  package static func removeTemporariesOnInterrupt() {
+    for sig in [SIGINT, SIGTERM] {
+      signal(sig, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+      source.setEventHandler {
+        removeTemporaries()
+        exit(128 + sig)
+      }
+      source.resume()
+      signalSources.withLock { $0.append(source) }
+    }
+  }
+
+  /// The signal sources of ``removeTemporariesOnInterrupt()``, kept for the process's life.
+  private static let signalSources = Locked<[any DispatchSourceSignal]>([])
 
   /// Throws unless the folder that will hold `path` exists.
   package static func checkFolder(of path: String) throws(FileAccessError) {
@@ -181,7 +220,8 @@ package enum AtomicFile {
       return
     }
     // rename(2) cannot replace a non-empty folder: move the old one (headscan's) aside first.
-    let aside = temporaryPath(beside: path)
+    // Not a temporary to remove on an interrupt: it holds the previous output until the rename.
+    let aside = uniquePath(beside: path)
     guard rename(path, aside) == 0 else {
       let reason = String(cString: strerror(errno))
       try? FileManager.default.removeItem(atPath: temporary)

@@ -71,6 +71,42 @@ struct DataLossTests {
     }
   }
 
+  /// Ctrl-C (SIGINT) or SIGTERM while a scan is being written: the hidden temporary file or
+  /// folder goes, the file already at the output stays as it was, and the exit status is the
+  /// shell's for the signal.
+  @Test(arguments: [("big.rgbdscan", SIGINT), ("tum-out", SIGTERM)])
+  func anInterruptedWriteLeavesNoTemporaryFile(_ name: String, _ sig: Int32) throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let output = folder.appendingPathComponent(name).path
+      let old = Data("an earlier file".utf8)
+      if name.hasSuffix(".rgbdscan") { try old.write(to: URL(fileURLWithPath: output)) }
+      let process = Process()
+      process.executableURL = Headscan.executable
+      process.arguments = ["simulate", output, "--frames", "600", "--quiet"]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      func temporaries() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".tmp-") }
+      }
+      // Wait (at most 60 s) until the write has begun, then interrupt it.
+      let deadline = Date().addingTimeInterval(60)
+      while try temporaries().isEmpty, process.isRunning, Date() < deadline { usleep(20_000) }
+      let begun = try !temporaries().isEmpty
+      #expect(begun, "the write never began")
+      kill(process.processIdentifier, sig)
+      process.waitUntilExit()
+      #expect(process.terminationReason == .exit && process.terminationStatus == 128 + sig, "status \(process.terminationStatus)")
+      let left = try temporaries()
+      #expect(left.isEmpty, "left behind: \(left)")
+      if name.hasSuffix(".rgbdscan") {
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == old)
+      } else {
+        #expect(!FileManager.default.fileExists(atPath: output))
+      }
+    }
+  }
+
   @Test func aFIFOInputIsRefusedNotWaitedOn() throws {
     try TestFiles.withTemporaryFolder { folder in
       for name in ["scan.rgbdscan", "scan.r3d", "image.png"] {
