@@ -56,7 +56,10 @@ struct ConvertCommand: ParsableCommand {
       // NAME.r3d → NAME.rgbdscan in one folder: both share NAME.landmarks.json, nothing to copy.
       let sharesLandmarks = Self.resolved(sourceLandmarks) == Self.resolved(targetLandmarks)
       let copiesLandmarks = !sharesLandmarks && FileManager.default.fileExists(atPath: sourceLandmarks)
-      if copiesLandmarks { try checkOutput(targetLandmarks, isNot: inputs) }
+      if copiesLandmarks {
+        try checkOutput(targetLandmarks, isNot: inputs)
+        try checkOutput(targetLandmarks + ".bak", isNot: inputs + [targetLandmarks])
+      }
       let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       let toStream = output.hasSuffix(".rgbdscan")
@@ -77,11 +80,20 @@ struct ConvertCommand: ParsableCommand {
       }
       var wrote = "wrote \(output) (\(reader.frameCount) frames, \(toStream ? ".rgbdscan " + depthEncoding.rawValue : "TUM folder"))"
       if copiesLandmarks {
-        try AtomicFile.write(try ReadOnlyFile.contents(of: sourceLandmarks), to: targetLandmarks)
+        try Self.write(try ReadOnlyFile.contents(of: sourceLandmarks), keepingAnEarlierFileAt: targetLandmarks)
         wrote += ", " + targetLandmarks
       }
       print(wrote)
     }
+  }
+
+  /// Writes a landmarks file atomically; an earlier, different file there is kept as
+  /// `PATH.bak` (landmarks are placed by hand: a copy must not silently replace them).
+  static func write(_ data: Data, keepingAnEarlierFileAt path: String) throws {
+    if let earlier = try? ReadOnlyFile.contents(of: path), earlier != data {
+      try AtomicFile.write(earlier, to: path + ".bak")
+    }
+    try AtomicFile.write(data, to: path)
   }
 
   /// `convert --deidentify`: the copy with its header pseudonymised and the face removed, and
@@ -90,6 +102,7 @@ struct ConvertCommand: ParsableCommand {
     to destination: ScanDestination, landmarks: (source: String, target: String), header: HeaderDeidentification, frames: Int
   ) throws {
     try checkOutput(landmarks.target, isNot: [scan, landmarks.source])
+    try checkOutput(landmarks.target + ".bak", isNot: [scan, landmarks.source, landmarks.target])
     var options = ScanDeidentificationOptions(header: header)
     options.measure.scan = try input.openOptions()
     let bars = stageProgress(global), writing = ProgressReporter("de-identifying", total: frames, options: global)
@@ -99,7 +112,7 @@ struct ConvertCommand: ParsableCommand {
         if case .warning(let line) = event { printWarning(line, options: global) }
         if case .reconstructing(let stage, let done, let total) = event { bars(stage, done, total) }
       }, writing: { done, _ in writing.update(done) })
-    try AtomicFile.write(copy.landmarks.jsonData(), to: landmarks.target)
+    try Self.write(copy.landmarks.jsonData(), keepingAnEarlierFileAt: landmarks.target)
     print(
       "wrote \(output) (\(copy.frames) frames, de-identified: patient \(copy.header.patientID ?? "not recorded"), "
         + (copy.header.ageAtScanDays.map { "age \($0) days" } ?? "recorded \(copy.header.recordedAt ?? "not recorded")")

@@ -60,6 +60,7 @@ struct InspectCommand: ParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
+    if frame != nil && snapshot == nil { throw ValidationError("--frame goes with --snapshot") }
     try checkOption(stride, "--stride", OptionBounds.frames)
     try checkOption(frame, "--frame", OptionBounds.frameIndex)
   }

@@ -77,6 +77,8 @@ struct ReconstructCommand: ParsableCommand {
     }
     if landmarks != nil && !headFrame && !deidentification.deidentify { throw ValidationError("--landmarks goes with --head-frame or --deidentify") }
     try checkOption(meshSpacing, "--mesh-spacing", OptionBounds.meshSpacing, unit: "mm")
+    if mesh == nil && meshTriangles != nil { throw ValidationError("--mesh-triangles goes with --mesh") }
+    if mesh == nil && meshSpacing != 2 { throw ValidationError("--mesh-spacing goes with --mesh") }
     try checkOption(meshTriangles, "--mesh-triangles", OptionBounds.meshTriangles)
     try checkOption(voxel, "--voxel", OptionBounds.voxel, unit: "mm")
     if icp && fusionChoice.fusion == .signedDistance { throw ValidationError("--icp works with --fusion voxel-mean only") }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScanIO
 import ScanSimulator
+import _HeadScanSupport
 
 /// `headscan simulate OUTPUT`: a synthetic scan with landmarks and exact truth.
 struct SimulateCommand: ParsableCommand {
@@ -103,6 +104,9 @@ struct SimulateCommand: ParsableCommand {
   /// Checks every number against the simulator's bounds (``SimulationOptions/Bounds`` and its
   /// kin, converted to the options' units), then the options as a whole as the library will.
   func validate() throws {
+    if let recordedAt, parseISO8601(recordedAt) == nil {
+      throw ValidationError("--recorded-at must be an ISO 8601 date or time (2026-11-21T10:15:00Z or 2026-11-21), not '\(recordedAt)'")
+    }
     try checkOption(frames, "--frames", Limits.frames)
     try checkOption(fps, "--fps", Limits.fps)
     guard parsedSize != nil else {

@@ -1,5 +1,6 @@
 import CVAI
 import Foundation
+import _HeadScanSupport
 
 /// One patient's scans in the order they were recorded, and the change between visits.
 ///
@@ -141,12 +142,5 @@ public struct PatientCourse: Sendable {
   }
 
   /// `2026-11-21T10:15:00Z` (fractional seconds and offsets allowed) or `2026-11-21`.
-  static func parseDate(_ text: String) -> Date? {
-    let formatter = ISO8601DateFormatter()
-    for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate]] {
-      formatter.formatOptions = options
-      if let date = formatter.date(from: text) { return date }
-    }
-    return nil
-  }
+  static func parseDate(_ text: String) -> Date? { parseISO8601(text) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+internal import _HeadScanSupport
 
 /// The JSON shape shared by the stream header and `camera.json`.
 struct ScanHeaderJSON: Codable {
@@ -91,6 +92,9 @@ extension ScanHeader {
     }
     guard markers.sideLength.isFinite, markers.sideLength > 0, markers.sideLength < 1 else {
       throw .invalidValue(path: path, key: "markers.sideLength", detail: "must be a length in metres between 0 and 1")
+    }
+    if let recordedAt, parseISO8601(recordedAt) == nil {
+      throw .invalidValue(path: path, key: "recordedAt", detail: "'\(recordedAt)' is not an ISO 8601 date or time (2026-11-21T10:15:00Z or 2026-11-21)")
     }
     if let count = capMarkerCount, count <= 0 {
       throw .invalidValue(path: path, key: "cap.markerCount", detail: "must be positive")

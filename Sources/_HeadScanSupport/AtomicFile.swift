@@ -107,7 +107,11 @@ package enum AtomicFile {
       free(resolved)
     }
     switch existing(destination) {
-    case .nothing, .regularFile: return destination
+    case .nothing: return destination
+    case .regularFile:
+      // The rename would replace a file its owner made read-only; a shell's `>` refuses that too.
+      guard access(destination, W_OK) == 0 else { throw FileAccessError(path: path, .cannotWrite(reason: "the file is write-protected")) }
+      return destination
     case .folder: throw FileAccessError(path: path, .cannotWrite(reason: "is a folder"))
     case .symbolicLink, .other: throw FileAccessError(path: path, .cannotWrite(reason: "not a regular file"))
     }

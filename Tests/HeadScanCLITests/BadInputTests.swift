@@ -50,6 +50,15 @@ struct BadInputTests {
     try expectFailure("k.rgbdscan", Self.stream(header: header), arguments: Self.markers, says: "'markers.sideLength'")
   }
 
+  /// A recording time that is not ISO 8601 is refused where the scan is read, by its key, rather
+  /// than copied into reports that `history` would then refuse.
+  @Test func recordedAtMustBeISO8601() throws {
+    let header = Self.goodHeader.replacingOccurrences(of: "\"markers\":", with: "\"recordedAt\": \"21/11/2026 10:15\", \"markers\":")
+    try expectFailure("d.rgbdscan", Self.stream(header: header), arguments: Self.inspect, says: "recordedAt")
+    let run = try Headscan.run(["simulate", "/tmp/never-written.rgbdscan", "--recorded-at", "yesterday"])
+    #expect(run.status == 64 && run.stderr.contains("--recorded-at must be an ISO 8601 date or time"), "\(run.stderr)")
+  }
+
   @Test func truncatedHeader() throws {
     let data = Self.stream().prefix(40)
     try expectFailure("t.rgbdscan", Data(data), arguments: Self.inspect, says: "past the end")

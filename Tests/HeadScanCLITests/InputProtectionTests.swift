@@ -67,6 +67,23 @@ struct InputProtectionTests {
     }
   }
 
+  /// convert copies the scan's landmarks beside its output; a different landmarks file already
+  /// there (landmarks placed by hand) is kept as `.bak`, not replaced without a trace.
+  @Test func convertKeepsAnEarlierLandmarksFile() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = try Self.copy("scans/tiny.rgbdscan", to: "s.rgbdscan", in: folder)
+      let landmarks = try Self.copy("scans/tiny.landmarks.json", to: "s.landmarks.json", in: folder)
+      let out = folder.appendingPathComponent("copy.rgbdscan").path
+      let outLandmarks = folder.appendingPathComponent("copy.landmarks.json").path
+      let placed = Data(#"{"landmarks": []}"#.utf8)
+      try placed.write(to: URL(fileURLWithPath: outLandmarks))
+      let run = try Headscan.run(["convert", scan, out, "--quiet"])
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(try Self.contents(outLandmarks) == Self.contents(landmarks))
+      #expect(try Self.contents(outLandmarks + ".bak") == placed)
+    }
+  }
+
   /// batch: a `--history` page that would replace a scan, the batch's summary or a report is
   /// refused before any scan is measured; two scans with one name are refused by name.
   @Test func batchRefusesHistoryPagesOverItsInputsAndOutputs() throws {

@@ -153,8 +153,8 @@ struct OptionBoundsTests {
       let missing = folder.appendingPathComponent("missing.rgbdscan").path
       let out = folder.appendingPathComponent("out").path
       let lines: [[String]] = [
-        ["inspect", missing, "--stride", "1", "--min-confidence", "0"], ["inspect", missing, "--stride", "100000", "--frame", "99999"],
-        ["inspect", missing, "--frame", "0", "--min-confidence", "2"],
+        ["inspect", missing, "--stride", "1", "--min-confidence", "0"], ["inspect", missing, "--stride", "100000", "--frame", "99999", "--snapshot", out + ".png"],
+        ["inspect", missing, "--frame", "0", "--min-confidence", "2", "--snapshot", out + ".png"],
         ["markers", missing, "--json", out + ".json", "--min-confidence", "0"],
         ["reconstruct", missing, "-o", out + ".ply", "--voxel", "0.2", "--mesh", out + ".stl", "--mesh-spacing", "0.2", "--mesh-triangles", "100", "--fuse-frames", "1"],
         ["reconstruct", missing, "-o", out + ".ply", "--voxel", "10", "--mesh", out + ".stl", "--mesh-spacing", "10", "--mesh-triangles", "10000000", "--fuse-frames", "100000", "--focal-length", "10000"],
