@@ -80,8 +80,9 @@ struct EvaluateCommand: ParsableCommand {
       let openOptions = try input.openOptions()
       var entries: [Entry] = []
       for path in scans {
-        let truth = try RegistrationAccuracy.truth(beside: path)
+        // The scan first: a missing scan is named as such, not by the truth file it would have.
         let reader = try openScan(at: path, options: openOptions)
+        let truth = try RegistrationAccuracy.truth(beside: path)
         let result = try naming(path) { try reconstructHead(reader, options: options) }
         let accuracy = RegistrationAccuracy(result: result, truth: truth)
         print(String(format: "%@: %@; corner RMS %.2f mm", path, accuracy.description, result.cornerRMS * 1000))

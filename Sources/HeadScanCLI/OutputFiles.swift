@@ -10,6 +10,7 @@ import _HeadScanSupport
 /// - Parameter folder: the output is a folder (a TUM scan): it may replace only a folder
 ///   headscan wrote.
 func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false) throws {
+  guard !output.isEmpty else { throw CommandError("an output path is empty: give a file name") }
   if folder { try AtomicFile.checkFolderOutput(output) } else { try AtomicFile.checkFileOutput(output) }
   let target = resolvedPath(output)
   for input in inputs {
