@@ -88,7 +88,8 @@ enum InputKind {
   case image
 
   /// A scan when a registered scan format recognises `path` or it is a folder; an image when
-  /// the file starts like a PNG or JPEG; otherwise a scan (opening it then says what is wrong).
+  /// the file starts like a PNG or JPEG; an error when it is named like one but is not;
+  /// otherwise a scan (opening it then says what is wrong).
   static func of(_ path: String) throws -> InputKind {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -98,6 +99,9 @@ enum InputKind {
     guard FileManager.default.isReadableFile(atPath: path) else { throw CommandError("\(path): cannot open for reading") }
     let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47], jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
     if ScanFormat.file(path, startsWith: png) || ScanFormat.file(path, startsWith: jpeg) { return .image }
+    // Named like an image but not one: say so, rather than what a scan reader would say.
+    let lowered = path.lowercased()
+    if [".png", ".jpg", ".jpeg"].contains(where: lowered.hasSuffix) { throw CommandError("\(path): not a PNG or JPEG image") }
     return .scan
   }
 }

@@ -63,8 +63,8 @@ public enum ScanIOError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unsupportedVersion(_, let version): return "unsupported .rgbdscan format version \(version) (this library reads version 1)"
     case .headerPastEnd(_, let headerLength, let fileSize):
       return "header length \(headerLength) bytes runs past the end of the file (\(fileSize) bytes)"
-    case .invalidJSON(_, let detail): return "header is not valid JSON: \(detail)"
-    case .missingKey(_, let key): return "missing required header key '\(key)'"
+    case .invalidJSON(_, let detail): return "not valid JSON: \(detail)"
+    case .missingKey(_, let key): return "missing required key '\(key)'"
     case .invalidValue(_, let key, let detail): return "invalid value for '\(key)': \(detail)"
     case .sizeMismatch(_, let detail): return detail
     case .noFrames: return "the scan holds no complete frame"

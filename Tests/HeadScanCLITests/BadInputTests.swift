@@ -59,6 +59,11 @@ struct BadInputTests {
     #expect(run.status == 64 && run.stderr.contains("--recorded-at must be an ISO 8601 date or time"), "\(run.stderr)")
   }
 
+  /// A file named like an image that is none is called that, not a scan with the wrong magic.
+  @Test func aFileNamedLikeAnImageThatIsNotOne() throws {
+    try expectFailure("photo.jpg", Data("not an image".utf8), arguments: Self.markers, says: "not a PNG or JPEG image")
+  }
+
   @Test func truncatedHeader() throws {
     let data = Self.stream().prefix(40)
     try expectFailure("t.rgbdscan", Data(data), arguments: Self.inspect, says: "past the end")
