@@ -74,10 +74,10 @@ public struct CalliperValidation: Sendable, Hashable, Codable {
   /// - Throws: `FileProblem` for an unreadable folder or report.
   public static func reports(in folder: String) throws(FileProblem) -> [String: MeasureReport] {
     let names: [String]
-    do {
-      names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    do throws(FolderListingError) {
+      names = try listFolder(folder)
     } catch {
-      throw FileProblem(path: folder, problem: "cannot list the reports folder: \((error as NSError).localizedDescription)")
+      throw FileProblem(path: folder, problem: "cannot list the reports folder: \(error.reason)")
     }
     var reports: [String: MeasureReport] = [:]
     for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {

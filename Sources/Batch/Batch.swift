@@ -138,10 +138,10 @@ public struct Batch: Sendable {
   /// - Throws: `FileProblem` when the folder cannot be listed.
   public static func scans(in folder: String) throws -> [BatchItem] {
     let names: [String]
-    do {
-      names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    do throws(FolderListingError) {
+      names = try listFolder(folder)
     } catch {
-      throw FileProblem(path: folder, problem: "cannot list the folder: \((error as NSError).localizedDescription)")
+      throw FileProblem(path: folder, problem: "cannot list the folder: \(error.reason)")
     }
     return names.sorted().compactMap { name -> BatchItem? in
       let path = folder + "/" + name

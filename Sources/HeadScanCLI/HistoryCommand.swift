@@ -50,10 +50,10 @@ struct HistoryCommand: ParsableCommand {
       guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw CommandError("\(path): no such file or folder") }
       guard isFolder.boolValue else { return [path] }
       let names: [String]
-      do {
-        names = try FileManager.default.contentsOfDirectory(atPath: path)
+      do throws(FolderListingError) {
+        names = try listFolder(path)
       } catch {
-        throw CommandError("\(path): cannot list the folder: \((error as NSError).localizedDescription)")
+        throw CommandError("\(path): cannot list the folder: \(error.reason)")
       }
       let reports = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { path + "/" + $0 }
       guard !reports.isEmpty else { throw CommandError("\(path): no *.json reports in the folder") }

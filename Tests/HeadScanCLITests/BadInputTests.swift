@@ -59,6 +59,18 @@ struct BadInputTests {
     #expect(run.status == 64 && run.stderr.contains("--recorded-at must be an ISO 8601 date or time"), "\(run.stderr)")
   }
 
+  /// A file where a folder of reports or scans belongs is called that, not a system error code.
+  @Test func aFileWhereAFolderBelongs() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let file = folder.appendingPathComponent("cal.csv").path
+      try Data("scan,diagonalA,diagonalB\np1,130,120\n".utf8).write(to: URL(fileURLWithPath: file))
+      for arguments in [["validate", file, "--reports", file], ["batch", file, "--out", folder.appendingPathComponent("o").path]] {
+        let run = try Headscan.run(arguments + ["--quiet"])
+        #expect(run.status == 1 && run.stderr.hasPrefix("headscan: error: \(file): cannot list the") && run.stderr.hasSuffix("folder: not a folder\n"), "\(arguments): \(run.stderr)")
+      }
+    }
+  }
+
   /// A file named like an image that is none is called that, not a scan with the wrong magic.
   @Test func aFileNamedLikeAnImageThatIsNotOne() throws {
     try expectFailure("photo.jpg", Data("not an image".utf8), arguments: Self.markers, says: "not a PNG or JPEG image")
