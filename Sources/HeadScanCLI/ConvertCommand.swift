@@ -54,7 +54,7 @@ struct ConvertCommand: ParsableCommand {
       let inputs = [scan, sourceLandmarks] + input.inputFiles(forScan: scan) + deidentification.inputFiles
       try checkOutput(output, isNot: inputs, folder: !output.hasSuffix(".rgbdscan"))
       // NAME.r3d → NAME.rgbdscan in one folder: both share NAME.landmarks.json, nothing to copy.
-      let sharesLandmarks = Self.resolved(sourceLandmarks) == Self.resolved(targetLandmarks)
+      let sharesLandmarks = resolvedPath(sourceLandmarks) == resolvedPath(targetLandmarks)
       let copiesLandmarks = !sharesLandmarks && FileManager.default.fileExists(atPath: sourceLandmarks)
       if copiesLandmarks {
         try checkOutput(targetLandmarks, isNot: inputs)
@@ -118,10 +118,5 @@ struct ConvertCommand: ParsableCommand {
         + (copy.header.ageAtScanDays.map { "age \($0) days" } ?? "recorded \(copy.header.recordedAt ?? "not recorded")")
         + ", \(copy.colourPixelsBlanked) colour pixels and \(copy.depthSamplesRemoved) depth samples of the face removed"
         + (copy.framesBlankedWhole > 0 ? ", \(copy.framesBlankedWhole) unplaced frames blanked whole" : "") + "), \(landmarks.target)")
-  }
-
-  /// `path` with `..` and symbolic links resolved, to compare two paths.
-  static func resolved(_ path: String) -> String {
-    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
   }
 }

@@ -30,16 +30,18 @@ struct DeidentifyOptions: ParsableArguments {
 
   /// The key file `--deidentify` reads (`--key-file`'s, or the one `$HEADSCAN_KEY_FILE` names):
   /// an input no output may replace. Empty without `--deidentify`.
-  var inputFiles: [String] {
-    guard deidentify else { return [] }
-    return [keyFile ?? ProcessInfo.processInfo.environment[Self.keyFileVariable].flatMap({ $0.isEmpty ? nil : $0 })].compactMap { $0 }
+  var inputFiles: [String] { deidentify ? [keyFilePath].compactMap { $0 } : [] }
+
+  /// `--key-file`, or else the file `$HEADSCAN_KEY_FILE` names; `nil` when neither is given.
+  private var keyFilePath: String? {
+    keyFile ?? ProcessInfo.processInfo.environment[Self.keyFileVariable].flatMap({ $0.isEmpty ? nil : $0 })
   }
 
   /// The header de-identification asked for, `nil` without `--deidentify`; reads the key file.
   /// - Throws: a one-line error naming the key file, or saying that no key file was given.
   func header() throws -> HeaderDeidentification? {
     guard deidentify else { return nil }
-    guard let path = keyFile ?? ProcessInfo.processInfo.environment[Self.keyFileVariable].flatMap({ $0.isEmpty ? nil : $0 }) else {
+    guard let path = keyFilePath else {
       throw CommandError("--deidentify needs a pseudonym key: --key-file FILE, or the file named by $\(Self.keyFileVariable)")
     }
     return HeaderDeidentification(key: try PseudonymKey(fileAt: path), birthDate: birthDate.flatMap { CalendarDate($0) })

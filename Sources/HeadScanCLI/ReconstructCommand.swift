@@ -90,8 +90,6 @@ struct ReconstructCommand: ParsableCommand {
       try checkOutputs(
         [("--output", output), ("--json", json), ("--mesh", mesh)],
         isNot: [scan, landmarksInput] + input.inputFiles(forScan: scan) + deidentification.inputFiles)
-      try AtomicFile.checkFolder(of: output)
-      if let mesh { try AtomicFile.checkFolder(of: mesh) }
       let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       // The landmarks are read and checked before the long work starts.
