@@ -75,7 +75,7 @@ struct EvaluateCommand: ParsableCommand {
       options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
       options.scale = depthLifting.scale
-      options.observation.thresholdWindows = detection.thresholdWindows
+      detection.apply(to: &options.observation)
       options.workers = workers.jobs
       let openOptions = try input.openOptions()
       var entries: [Entry] = []

@@ -87,7 +87,7 @@ struct MeasureCommand: ParsableCommand {
       options.contour = contour
       options.reconstruction.focalLength = depthLifting.focalLength
       options.reconstruction.scale = depthLifting.scale
-      options.reconstruction.observation.thresholdWindows = detection.thresholdWindows
+      detection.apply(to: &options.reconstruction.observation)
       options.scan = try input.openOptions()
       options.workers = workers.jobs
       let reconstructionBars = stageProgress(global)

@@ -83,12 +83,34 @@ struct DetectionOption: ParsableArguments {
     name: .customLong("threshold-window"),
     help: "Adaptive-threshold windows of the marker detector: marker-size (3 px and one two cells of the scan's median marker wide, the median measured in 24 frames searched with OpenCV's windows; a frame where the two find fewer than the two markers a frame needs is searched again with those: the default) or opencv (OpenCV's 3, 13 and 23 px on every frame).")
   var thresholdWindow: ThresholdWindowArgument = .markerSize
+  @Option(
+    name: .customLong("marker-search"),
+    help: "Where each frame is searched for markers: tracked (every eighth frame whole, the others in one box reaching a sticker spacing beyond the markers seen in the frames before, whole again where the box misses markers it should hold: the default) or whole (every frame whole).")
+  var markerSearch: MarkerSearchArgument = .tracked
 
   /// The library's setting.
   var thresholdWindows: ThresholdWindows { thresholdWindow == .opencv ? .detectorParameters : .fromMarkerSize() }
 
+  /// Frames a run of tracked frames holds (`ObservationOptions.wholeImageSearchInterval`).
+  var wholeImageSearchInterval: Int { markerSearch == .whole ? 1 : ObservationOptions.default.wholeImageSearchInterval }
+
+  /// Sets these options in the library's observation options.
+  func apply(to observation: inout ObservationOptions) {
+    observation.thresholdWindows = thresholdWindows
+    observation.wholeImageSearchInterval = wholeImageSearchInterval
+  }
+
   /// The command-line arguments that give the same options to a child `headscan measure`.
-  var arguments: [String] { thresholdWindow == .markerSize ? [] : ["--threshold-window", thresholdWindow.rawValue] }
+  var arguments: [String] {
+    (thresholdWindow == .markerSize ? [] : ["--threshold-window", thresholdWindow.rawValue])
+      + (markerSearch == .tracked ? [] : ["--marker-search", markerSearch.rawValue])
+  }
+}
+
+/// The values of `--marker-search`.
+enum MarkerSearchArgument: String, ExpressibleByArgument, CaseIterable {
+  case tracked
+  case whole
 }
 
 /// The values of `--threshold-window`.

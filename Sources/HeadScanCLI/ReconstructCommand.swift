@@ -107,7 +107,7 @@ struct ReconstructCommand: ParsableCommand {
       options.fusion.maximumFrames = try fusionChoice.maximumFrames()
       options.focalLength = depthLifting.focalLength
       options.scale = depthLifting.scale
-      options.observation.thresholdWindows = detection.thresholdWindows
+      detection.apply(to: &options.observation)
       options.workers = workers.jobs
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       let face = try deidentified.map { _ in try faceRegion(of: result, scan: reader, landmarks: landmarksFile) }

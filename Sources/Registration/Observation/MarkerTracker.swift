@@ -1,14 +1,18 @@
 import ArucoBridge
 
-/// Where to look for markers in the next of a run of consecutive frames: around where each was
-/// last seen in the run, grown by how far markers moved between the run's frames.
+/// Where to look for markers in the next of a run of consecutive frames: one box round every
+/// cap marker seen earlier in the run, reaching a sticker spacing beyond them.
 ///
-/// A marker's region is the box round its last corners grown by the detector's
-/// `MarkerDetector/regionMargin` (so the search there finds it as the whole-image search does)
-/// plus the ``allowance`` for each frame since it was seen: twice the largest corner movement
-/// between the last two frames that shared markers (the camera may speed up to twice its last
-/// speed between two frames), or the largest marker side before any movement was measured.
-/// Overlapping regions are merged.
+/// A marker that was not found in the last frame (it was blurred, turned too far, or had not
+/// come into view) lies on the cap next to ones that were: its centre is about one sticker
+/// spacing from a found neighbour's. So the box holds each marker seen in the run grown by the
+/// detector's `MarkerDetector/regionMargin` (so the search there finds it as the whole-image
+/// search does), by the ``spacing`` of the stickers in the image, and by the ``allowance`` for
+/// each frame since it was seen: twice the largest corner movement between the last two frames
+/// that shared markers (the camera may speed up to twice its last speed between two frames), or
+/// the largest marker side before any movement was measured. Only a marker more than a spacing
+/// from every one seen (the view uncovered after a hand hid half the cap, say) is left for the
+/// next whole-image search.
 struct MarkerTracker {
   /// Each id's last corners (pixels) and the frame (position in the run) it was seen in.
   private var lastSeen: [Int: (corners: [SIMD2<Double>], frame: Int)] = [:]
@@ -20,9 +24,13 @@ struct MarkerTracker {
   private(set) var previousIDs: Set<Int> = []
   /// The last recorded frame's position.
   private var previousFrame: Int?
+  /// The stickers' spacing in the image, pixels: the median over the last frame that showed two
+  /// or more markers of the distance from each marker's centre to its nearest neighbour's.
+  private(set) var spacing: Double?
 
-  /// Whether any marker has been seen.
-  var isEmpty: Bool { lastSeen.isEmpty }
+  /// Whether the next frame can be searched in a box: markers have been seen, and the spacing
+  /// of the stickers measured.
+  var canPredict: Bool { !lastSeen.isEmpty && spacing != nil }
 
   /// Records the markers found in the frame at position `frame` of the run (positions increase).
   mutating func record(_ markers: [DetectedMarker], frame: Int) {
@@ -31,12 +39,22 @@ struct MarkerTracker {
       lastSeen[marker.id] = (marker.corners, frame)
       for k in 0..<4 { largestSide = max(largestSide, length(marker.corners[k] - marker.corners[(k + 1) % 4])) }
     }
+    if markers.count >= 2 {
+      let nearest = markers.map { marker in
+        markers.filter { $0.id != marker.id }.map { length($0.centre - marker.centre) }.min() ?? 0
+      }.sorted()
+      spacing = nearest[nearest.count / 2]
+    }
     previousIDs = Set(markers.map(\.id))
     previousFrame = frame
   }
 
-  /// How far a marker may move in one frame and still be inside its region, pixels.
+  /// How far a marker may move in one frame and still be inside the box, pixels.
   var allowance: Double { motion.map { 2 * $0 } ?? largestSide }
+
+  /// How far the box reaches beyond the corners of the markers seen in the last frame, less the
+  /// detector's margin, pixels: a sticker spacing and a frame's allowance.
+  var reach: Double { (spacing ?? 0) + allowance }
 
   /// The largest corner movement of `markers` from where they were in the last recorded frame,
   /// pixels; `nil` when none of them was in it.
@@ -50,29 +68,18 @@ struct MarkerTracker {
     return moved
   }
 
-  /// The regions to search in the frame at position `frame` for markers of a detector with
-  /// `contextMargin` (`MarkerDetector/regionMargin`), clipped to a `width × height` image.
-  func regions(frame: Int, contextMargin: Int, width: Int, height: Int) -> [PixelRegion] {
-    let perFrame = allowance
-    var boxes = lastSeen.keys.sorted(by: >).compactMap { id -> PixelRegion? in
-      guard let seen = lastSeen[id] else { return nil }
-      return PixelRegion(around: seen.corners, margin: Double(contextMargin) + perFrame * Double(max(1, frame - seen.frame)))?
-      .clipped(toWidth: width, height: height)
+  /// The box to search in the frame at position `frame` for markers of a detector with
+  /// `contextMargin` (`MarkerDetector/regionMargin`), clipped to a `width × height` image;
+  /// `nil` when the frame must be searched whole (``canPredict`` is false).
+  func region(frame: Int, contextMargin: Int, width: Int, height: Int) -> PixelRegion? {
+    guard let spacing, !lastSeen.isEmpty else { return nil }
+    var box: PixelRegion?
+    for seen in lastSeen.values {
+      let margin = Double(contextMargin) + spacing + allowance * Double(max(1, frame - seen.frame))
+      guard let around = PixelRegion(around: seen.corners, margin: margin) else { continue }
+      box = box.map { $0.union(around) } ?? around
     }
-    // Merge overlapping boxes until none overlap.
-    var merged: [PixelRegion] = []
-    while var box = boxes.popLast() {
-      var grown = true
-      while grown {
-        grown = false
-        if let k = merged.firstIndex(where: { $0.intersects(box) }) {
-          box = box.union(merged.remove(at: k))
-          grown = true
-        }
-      }
-      merged.append(box)
-    }
-    return merged.sorted { ($0.y, $0.x) < ($1.y, $1.x) }
+    return box?.clipped(toWidth: width, height: height)
   }
 }
 

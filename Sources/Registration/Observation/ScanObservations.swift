@@ -48,10 +48,12 @@ public struct ScanObservations: Sendable {
 /// of consecutive frames; the result is in frame order and does not depend on thread timing.
 ///
 /// Within a run of ``ObservationOptions/wholeImageSearchInterval`` frames, the first frame is
-/// searched whole and each later one only around the markers seen earlier in the run (grown by
-/// the movement seen between frames), again whole when that misses some of the previous frame's
-/// cap markers and the ones it found moved more than half what their regions allowed (or none
-/// was found). A marker that comes into view is found at the next run's start at the latest.
+/// searched whole and each later one in one box round the markers seen earlier in the run, grown
+/// by the stickers' spacing in the image and the movement seen between frames; it is searched
+/// whole again when the box misses some of the previous frame's cap markers and the ones it
+/// found moved more than half of what the box allowed (or none was found), and when fewer than
+/// two markers give no spacing. A marker more than a spacing from every one seen is found at the
+/// next run's start at the latest.
 ///
 /// With ``ThresholdWindows/fromMarkerSize(cellsPerWindow:)`` (the default) a few evenly spaced
 /// frames are searched first with the detector parameters' windows, and every frame is then
@@ -111,8 +113,8 @@ private struct FrameBuffers: Sendable {
 
 /// Observes consecutive frames one after another, tracking the cap markers from frame to frame
 /// (see ``observeScan(_:options:progress:)``), each frame read into `buffers`. A frame where
-/// `detector` finds fewer cap markers in the whole image than
-/// ``ObservationOptions/searchAgainBelowMarkers`` is searched again with `fallback`.
+/// `detector` finds fewer cap markers than ``ObservationOptions/searchAgainBelowMarkers``, in
+/// its box or in the whole image, is searched again whole with `fallback`.
 private func observeRun(
   _ run: Range<Int>, of scan: any ScanReader, detector: MarkerDetector, fallback: MarkerDetector?, capMarkerCount: Int?,
   sideLength: Double, options: ObservationOptions, buffers: inout FrameBuffers
@@ -126,27 +128,28 @@ private func observeRun(
     frame.color.grey(into: &buffers.grey)
     let grey = buffers.grey
     var found: [DetectedMarker]?
-    if position > 0 && !tracker.isEmpty {
-      let regions = tracker.regions(frame: position, contextMargin: detector.regionMargin, width: width, height: height)
-      let tracked = try detector.detect(grey: grey, width: width, height: height, in: regions)
+    if position > 0, let region = tracker.region(frame: position, contextMargin: detector.regionMargin, width: width, height: height) {
+      let tracked = try detector.detect(grey: grey, width: width, height: height, in: [region])
       // Markers of the previous frame not found again were lost to the view or to blur, unless
-      // the camera sped up: searched whole when those found used more than half their
-      // allowance, or when none was found.
+      // the camera sped up: searched whole when those found used more than half the box's
+      // reach, or when none was found.
       let onCapTracked = tracked.filter { $0.isOnCap(capMarkerCount) }
       if tracker.previousIDs.isSubset(of: onCapTracked.map(\.id)) {
         found = tracked
-      } else if let moved = tracker.movement(of: onCapTracked), moved <= tracker.allowance / 2 {
+      } else if let moved = tracker.movement(of: onCapTracked), moved <= tracker.reach / 2 {
         found = tracked
       }
     }
-    if found == nil { wholeImageSearches += 1 }
+    var searchedWhole = found == nil
     var detected = try found ?? detector.detect(grey: grey, width: width, height: height)
     var onCap = detected.filter { $0.isOnCap(capMarkerCount) }
-    if found == nil, let fallback, onCap.count < options.searchAgainBelowMarkers {
+    if let fallback, onCap.count < options.searchAgainBelowMarkers {
       searchedAgain += 1
+      searchedWhole = true
       detected = try fallback.detect(grey: grey, width: width, height: height)
       onCap = detected.filter { $0.isOnCap(capMarkerCount) }
     }
+    if searchedWhole { wholeImageSearches += 1 }
     tracker.record(onCap, frame: position)
     observations.append(
       observeFrame(
@@ -175,14 +178,14 @@ public struct ObservationOptions: Sendable, Hashable {
   /// 2.5–3.7 % short with OpenCV's corners (docs/registration.md, "Focal-length check").
   public var focalCheckSmallestCell: Double? = 2.5
   /// Frames in a run whose first frame is searched for markers in the whole image and the rest
-  /// only around the markers seen in the run's earlier frames (``observeScan(_:options:progress:)``
-  /// says when a frame is searched whole again). 1 (the default) searches every frame whole. A
-  /// marker coming into view is missed for up to this many − 1 frames; each run is observed on
-  /// one thread, runs in parallel. 8 cut the observation's processor time by a third on an
-  /// 1800-frame realistic scan but missed 0.5 % of the detections (markers coming into view
-  /// within a run) and changed which markers were kept (docs/performance.md, "Choices that set
-  /// the speed"), so tracking is not the default.
-  public var wholeImageSearchInterval = 1
+  /// in one box round the markers seen earlier in the run, reaching a sticker spacing beyond
+  /// them (``observeScan(_:options:progress:)`` says when a frame is searched whole again).
+  /// 1 searches every frame whole. A marker more than a spacing from every marker seen in the
+  /// run is missed for up to this many − 1 frames; each run is observed on one thread, runs in
+  /// parallel. With 8 (the default) the realistic scans of docs/performance.md ("Choices that
+  /// set the speed") give the same detections and corners as with 1 at about three quarters of
+  /// the observation's processor time.
+  public var wholeImageSearchInterval = 8
   /// How the adaptive-threshold windows each frame is searched with are chosen: the detector
   /// parameters' smallest and one sized from the scan's markers (the default), or the detector
   /// parameters' own.
