@@ -33,6 +33,9 @@ struct AnnotateCommand: ParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
+    guard AnnotationServer.isLoopback(host) else {
+      throw ValidationError("--host \(host): refusing to listen on a non-loopback address: the page serves the scan to anyone who can reach it (use 127.0.0.1, ::1 or localhost)")
+    }
     guard port == 0 || OptionBounds.port.contains(port) else {
       throw ValidationError("--port must be 0 (a free one) or within \(optionRange(OptionBounds.port)), got \(port)")
     }

@@ -51,8 +51,9 @@ struct InspectCommand: ParsableCommand {
       """)
   var coverage = false
 
-  @Option(help: "With --overlap: when progress is announced, as in the recorder app: quarter (25/50/75/100 %), half (50/100 %) or completion (100 % only).")
-  var milestones: MilestoneChoice = .quarter
+  // Optional, with the default in the text, so that one given without --overlap is refused.
+  @Option(help: "With --overlap: when progress is announced, as in the recorder app: quarter (25/50/75/100 %; the default), half (50/100 %) or completion (100 % only).")
+  var milestones: MilestoneChoice?
 
   @OptionGroup(title: "Scan input") var input: ScanInputOptions
 
@@ -61,6 +62,7 @@ struct InspectCommand: ParsableCommand {
 
   func validate() throws {
     if frame != nil && snapshot == nil { throw ValidationError("--frame goes with --snapshot") }
+    if milestones != nil && !overlap { throw ValidationError("--milestones goes with --overlap") }
     try checkOption(stride, "--stride", OptionBounds.frames)
     try checkOption(frame, "--frame", OptionBounds.frameIndex)
   }
@@ -146,7 +148,7 @@ struct InspectCommand: ParsableCommand {
         try writeJSON(withCoverage, to: json)
       }
       if overlap {
-        let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: milestones.milestones, workers: workers.jobs) }
+        let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: (milestones ?? .quarter).milestones, workers: workers.jobs) }
         print(OverlapTimeline.render(feedback, colour: isatty(STDOUT_FILENO) == 1))
       }
       if let snapshot {

@@ -35,6 +35,16 @@ struct MarkersCommand: ParsableCommand {
   @OptionGroup(title: "Workers") var workers: WorkerOption
   @OptionGroup var global: GlobalOptions
 
+  func validate() throws {
+    if let dictionary {
+      do {
+        _ = try MarkerDetector(dictionary: dictionary)
+      } catch {
+        throw ValidationError("--dictionary \(dictionary): not an ArUco dictionary OpenCV knows (e.g. DICT_4X4_50, DICT_6X6_250, DICT_ARUCO_ORIGINAL)")
+      }
+    }
+  }
+
   struct Report: Encodable {
     struct Frame: Encodable {
       var frame: Int

@@ -9,20 +9,22 @@ struct SlurmOptions: ParsableArguments {
   @Option(help: ArgumentHelp("Slurm partition (default: the cluster's default).", valueName: "name"))
   var partition: String?
 
-  @Option(help: ArgumentHelp("Time limit of one array task, Slurm's format.", valueName: "[d-]hh:mm:ss"))
-  var time = "00:10:00"
+  // The next four are optional, with their defaults in the text, so that one given without
+  // --slurm is refused.
+  @Option(help: ArgumentHelp("Time limit of one array task, Slurm's format (default \(SlurmSettings.default.time)).", valueName: "[d-]hh:mm:ss"))
+  var time: String?
 
-  @Option(help: "CPUs of one array task, \(optionRange(OptionBounds.cpus)).")
-  var cpus = 2
+  @Option(help: "CPUs of one array task, \(optionRange(OptionBounds.cpus)) (default \(SlurmSettings.default.cpus)).")
+  var cpus: Int?
 
-  @Option(help: ArgumentHelp("Memory of one array task, Slurm's format (e.g. 4G, 1500M).", valueName: "size"))
-  var mem = "4G"
+  @Option(help: ArgumentHelp("Memory of one array task, Slurm's format (e.g. 4G, 1500M; default \(SlurmSettings.default.mem)).", valueName: "size"))
+  var mem: String?
 
   @Option(help: ArgumentHelp("Array tasks running at once, \(optionRange(OptionBounds.maxParallel)) (default: as many as Slurm allows).", valueName: "n"))
   var maxParallel: Int?
 
-  @Option(help: ArgumentHelp("Scans measured one after the other by one array task, \(optionRange(OptionBounds.scansPerTask)).", valueName: "n"))
-  var scansPerTask = 1
+  @Option(help: ArgumentHelp("Scans measured one after the other by one array task, \(optionRange(OptionBounds.scansPerTask)) (default \(SlurmSettings.default.scansPerTask)).", valueName: "n"))
+  var scansPerTask: Int?
 
   @Option(
     help: ArgumentHelp(
@@ -54,11 +56,18 @@ struct SlurmOptions: ParsableArguments {
     if !only.isEmpty && isUsed { throw ValidationError("--only is for the tasks of a --slurm batch") }
     guard slurm else {
       let given = [
-        partition != nil ? "--partition" : nil, maxParallel != nil ? "--max-parallel" : nil,
+        partition != nil ? "--partition" : nil, time != nil ? "--time" : nil, cpus != nil ? "--cpus" : nil,
+        mem != nil ? "--mem" : nil, maxParallel != nil ? "--max-parallel" : nil,
+        scansPerTask != nil ? "--scans-per-task" : nil,
         sbatchOption.isEmpty ? nil : "--sbatch-option", dryRun ? "--dry-run" : nil,
       ].compactMap { $0 }
       if let first = given.first { throw ValidationError("\(first) needs --slurm") }
       return
+    }
+    let time = settings.time, mem = settings.mem
+    for (option, value) in [("--partition", partition ?? ""), ("--time", time), ("--mem", mem)] + sbatchOption.map({ ("--sbatch-option", $0) })
+    where value.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" || $0.isNewline || $0 == "\t" }) {
+      throw ValidationError("\(option) '\(value)' cannot go into an #SBATCH line (no spaces, quotes or line breaks)")
     }
     if time.isEmpty || !(time.allSatisfy({ $0.isNumber || $0 == ":" || $0 == "-" }) || ["UNLIMITED", "INFINITE"].contains(time)) {
       throw ValidationError("--time must be Slurm's [days-]hours:minutes:seconds, e.g. 00:10:00, not '\(time)'")
@@ -75,11 +84,11 @@ struct SlurmOptions: ParsableArguments {
   var settings: SlurmSettings {
     var settings = SlurmSettings.default
     settings.partition = partition
-    settings.time = time
-    settings.cpus = cpus
-    settings.mem = mem
+    settings.time = time ?? settings.time
+    settings.cpus = cpus ?? settings.cpus
+    settings.mem = mem ?? settings.mem
     settings.maxParallel = maxParallel
-    settings.scansPerTask = scansPerTask
+    settings.scansPerTask = scansPerTask ?? settings.scansPerTask
     settings.sbatchOptions = sbatchOption
     return settings
   }

@@ -146,6 +146,31 @@ struct OptionBoundsTests {
     }
   }
 
+  /// Options that cannot take effect as given are usage errors (exit 64) naming the option,
+  /// before anything is read or written: an option of another mode, a value that cannot go where
+  /// it goes, an ArUco dictionary OpenCV does not have.
+  @Test func optionsThatCannotTakeEffectAreUsageErrors() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let out = folder.appendingPathComponent("out").path
+      let messages: [([String], String)] = [
+        (["inspect", Self.scan, "--milestones", "half"], "--milestones goes with --overlap"),
+        (["batch", "fixtures/scans", "--out", out, "--mem", "8G"], "--mem needs --slurm"),
+        (["batch", "fixtures/scans", "--out", out, "--time", "01:00:00"], "--time needs --slurm"),
+        (["batch", "fixtures/scans", "--out", out, "--cpus", "4"], "--cpus needs --slurm"),
+        (["batch", "fixtures/scans", "--out", out, "--scans-per-task", "2"], "--scans-per-task needs --slurm"),
+        (["batch", "fixtures/scans", "--out", out, "--slurm", "--partition", "a b"], "--partition 'a b' cannot go into an #SBATCH line"),
+        (["markers", Self.scan, "--json", out + ".json", "--dictionary", "DICT_X"], "--dictionary DICT_X: not an ArUco dictionary OpenCV knows"),
+      ]
+      for (arguments, message) in messages {
+        let run = try Headscan.run(arguments)
+        #expect(run.status == 64 && run.stderr.hasPrefix("Error: " + message), "\(arguments): \(run.stderr)")
+        #expect(run.stdout.isEmpty, "\(arguments) printed: \(run.stdout)")
+      }
+      let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      #expect(left.isEmpty, "wrote \(left)")
+    }
+  }
+
   /// The edges pass validation: the command then fails on its (missing) input with exit 1 and
   /// its own one-line error, or, for `simulate`, renders.
   @Test func theEdgesPassValidation() throws {
@@ -160,7 +185,8 @@ struct OptionBoundsTests {
         ["reconstruct", missing, "-o", out + ".ply", "--voxel", "10", "--mesh", out + ".stl", "--mesh-spacing", "10", "--mesh-triangles", "10000000", "--fuse-frames", "100000", "--focal-length", "10000"],
         ["reconstruct", missing, "-o", out + ".ply", "--fuse-frames", "all", "--focal-length", "100"],
         ["measure", missing, "--json", out + ".json", "--focal-length", "100"], ["measure", missing, "--json", out + ".json", "--focal-length", "10000"],
-        ["batch", missing, "--out", out, "--jobs", "1", "--cpus", "1"], ["batch", missing, "--out", out, "--jobs", "1024", "--cpus", "1024"],
+        ["batch", missing, "--out", out, "--jobs", "1", "--slurm", "--dry-run", "--cpus", "1"],
+        ["batch", missing, "--out", out, "--jobs", "1024", "--slurm", "--dry-run", "--cpus", "1024"],
         ["batch", missing, "--out", out, "--slurm", "--dry-run", "--max-parallel", "100000", "--scans-per-task", "100000"],
         ["annotate", missing, "--port", "0"], ["annotate", missing, "--port", "1024"], ["annotate", missing, "--port", "65535"],
         ["convert", missing, out + ".rgbdscan", "--min-confidence", "2"],
