@@ -11,7 +11,9 @@ import _HeadScanSupport
 ///   headscan wrote.
 func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false) throws {
   guard !output.isEmpty else { throw CommandError("an output path is empty: give a file name") }
-  if folder { try AtomicFile.checkFolderOutput(output) } else { try AtomicFile.checkFileOutput(output) }
+  // A folder output is checked against the inputs first: that it holds one says more than
+  // that it holds files headscan did not write.
+  if !folder { try AtomicFile.checkFileOutput(output) }
   let target = resolvedPath(output)
   for input in inputs {
     let source = resolvedPath(input)
@@ -24,6 +26,7 @@ func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false)
       throw CommandError("\(output): refusing to overwrite a file inside the input folder \(input)")
     }
   }
+  if folder { try AtomicFile.checkFolderOutput(output) }
 }
 
 /// ``checkOutput(_:isNot:folder:)`` for each of a command's file outputs (`nil`: the option was

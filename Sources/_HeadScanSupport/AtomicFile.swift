@@ -13,11 +13,14 @@ import Foundation
 /// destination when complete; a failed write leaves no file behind. A file output replaces only
 /// a regular file (a symbolic link is followed: its target is replaced): never a folder, a device,
 /// a FIFO or a socket. A folder output replaces only a folder that headscan wrote, which it
-/// knows by the marker file ``folderMarker`` it puts in every folder it writes.
+/// knows by the marker file ``folderMarker`` it puts in every folder it writes, and only while
+/// the folder holds nothing but what headscan put there (the marker lists it).
 package enum AtomicFile {
   /// The hidden file in every folder headscan writes as an output (a TUM scan folder, a figures
   /// folder): a folder holding it may be replaced by the next output of the same name; any other
-  /// folder is never replaced.
+  /// folder is never replaced. A folder written whole (``commitFolder(_:to:)``) lists its
+  /// entries in it, one a line after the first: one that holds any other entry (a file the user
+  /// added) is not replaced either.
   package static let folderMarker = ".headscan-output"
 
   /// A fresh temporary path beside `path`, hidden, unique to this process, and remembered so
@@ -134,14 +137,22 @@ package enum AtomicFile {
       guard existing(path + "/" + folderMarker) == .regularFile else {
         throw FileAccessError(path: path, .cannotWrite(reason: "a folder headscan did not write (no \(folderMarker) in it): not replaced"))
       }
+      let written = Set(((try? String(contentsOfFile: path + "/" + folderMarker, encoding: .utf8)) ?? "").split(separator: "\n").dropFirst().map(String.init))
+      let added = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0 != folderMarker && !written.contains($0) }.sorted()
+      if let first = added.first {
+        let more = added.count > 1 ? " and \(added.count - 1) more" : ""
+        throw FileAccessError(path: path, .cannotWrite(reason: "holds \(first)\(more), not among the entries headscan wrote there: not replaced (move it out, or remove the folder)"))
+      }
     case .regularFile: throw FileAccessError(path: path, .cannotWrite(reason: "is a file, not a folder"))
     case .symbolicLink, .other: throw FileAccessError(path: path, .cannotWrite(reason: "not a folder"))
     }
   }
 
-  /// Marks `folder` as one headscan wrote (see ``folderMarker``).
-  package static func markAsOutput(_ folder: String) throws(FileAccessError) {
-    guard FileManager.default.createFile(atPath: folder + "/" + folderMarker, contents: Data("written by headscan\n".utf8)) else {
+  /// Marks `folder` as one headscan wrote (see ``folderMarker``), listing `entries` (the names
+  /// in it headscan put there) in the marker.
+  package static func markAsOutput(_ folder: String, entries: [String] = []) throws(FileAccessError) {
+    let text = (["written by headscan"] + entries).joined(separator: "\n") + "\n"
+    guard FileManager.default.createFile(atPath: folder + "/" + folderMarker, contents: Data(text.utf8)) else {
       throw FileAccessError(path: folder, .cannotWrite(reason: "cannot write \(folderMarker)"))
     }
   }
@@ -204,13 +215,15 @@ package enum AtomicFile {
   }
 
   /// Renames a finished temporary folder over `path`, marking it as headscan's
-  /// (``folderMarker``). An existing folder is replaced only when headscan wrote it; anything
-  /// else at `path` is left alone and the temporary folder removed.
+  /// (``folderMarker``, listing its entries). An existing folder is replaced only when headscan
+  /// wrote it and it holds nothing else; anything else at `path` is left alone and the temporary
+  /// folder removed.
   package static func commitFolder(_ temporary: String, to path: String) throws(FileAccessError) {
     func failure(_ reason: String) -> FileAccessError { FileAccessError(path: path, .cannotWrite(reason: reason)) }
     do {
       try checkFolderOutput(path)
-      if existing(temporary + "/" + folderMarker) != .regularFile { try markAsOutput(temporary) }
+      let entries = ((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).filter { $0 != folderMarker }.sorted()
+      try markAsOutput(temporary, entries: entries)
     } catch {
       try? FileManager.default.removeItem(atPath: temporary)
       throw error

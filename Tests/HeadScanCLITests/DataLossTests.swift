@@ -43,6 +43,25 @@ struct DataLossTests {
     }
   }
 
+  /// A scan folder headscan wrote is replaced by the next `simulate` or `convert` of that name,
+  /// but not once the user has put a file of their own into it.
+  @Test func aScanFolderWithTheUsersFilesIsNotReplaced() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let out = folder.appendingPathComponent("tum").path
+      let simulate = ["simulate", out, "--frames", "2", "--size", "64x48", "--format", "tum", "--quiet"]
+      #expect(try Headscan.run(simulate).status == 0)
+      #expect(try Headscan.run(simulate + ["--seed", "2"]).status == 0)  // headscan's own: replaced
+      try Data("precious".utf8).write(to: URL(fileURLWithPath: out + "/notes.txt"))
+      let before = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+      Self.expectRefused(try Headscan.run(simulate + ["--seed", "3"]), naming: out, saying: "holds notes.txt, not among the entries headscan wrote there")
+      Self.expectRefused(
+        try Headscan.run(["convert", TestFiles.fixture("scans/tiny.rgbdscan").path, out, "--quiet"]), naming: out,
+        saying: "holds notes.txt, not among the entries headscan wrote there")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: out).sorted() == before)
+      #expect(try String(contentsOfFile: out + "/notes.txt", encoding: .utf8) == "precious")
+    }
+  }
+
   @Test func aMeshOutputNeverReplacesAFolder() throws {
     try TestFiles.withTemporaryFolder { folder in
       let victim = folder.appendingPathComponent("head.ply").path

@@ -82,6 +82,19 @@ struct OutputSafetyTests {
       #expect(AtomicFile.existing(out + "/" + AtomicFile.folderMarker) == .regularFile)
       try AtomicFile.commitFolder(try finished("second"), to: out)  // headscan's own: replaced
       #expect(try String(contentsOfFile: out + "/rgb.txt", encoding: .utf8) == "second")
+      // A file the user put into headscan's folder keeps the folder from being replaced.
+      try Data("mine".utf8).write(to: URL(fileURLWithPath: out + "/notes.txt"))
+      let blocked = try finished("fourth")
+      #expect(
+        throws: FileAccessError(
+          path: out, .cannotWrite(reason: "holds notes.txt, not among the entries headscan wrote there: not replaced (move it out, or remove the folder)"))
+      ) { try AtomicFile.commitFolder(blocked, to: out) }
+      #expect(!FileManager.default.fileExists(atPath: blocked))
+      #expect(try String(contentsOfFile: out + "/notes.txt", encoding: .utf8) == "mine")
+      #expect(try String(contentsOfFile: out + "/rgb.txt", encoding: .utf8) == "second")
+      try FileManager.default.removeItem(atPath: out + "/notes.txt")
+      try AtomicFile.commitFolder(try finished("fifth"), to: out)  // nothing added: replaced
+      #expect(try String(contentsOfFile: out + "/rgb.txt", encoding: .utf8) == "fifth")
       let victim = try Self.usersFolder(in: folder)
       let refused = try finished("third")
       #expect(throws: FileAccessError.self) { try AtomicFile.commitFolder(refused, to: victim) }
