@@ -91,12 +91,39 @@ struct CapCommand: ParsableCommand {
       for path in files.map(\.path) + [sidecar] { try checkOutput(path, isNot: []) }
       for file in files { try AtomicFile.write(file.data, to: file.path) }
       try AtomicFile.write(cap, to: sidecar)
+      let stale = format == .svg ? try Self.removeStalePages(of: sheet, after: files.count) : []
       let stickers = layout.stickers.count
       let spareNote = spares == 0 ? "no spares" : "\(spares) spare\(spares == 1 ? "" : "s") each"
       print(
         "\(layout.pages.count) page\(layout.pages.count == 1 ? "" : "s"), \(stickers) stickers (ids 0–\(markers - 1) of \(dictionary), "
-          + "\(String(format: "%g", side)) mm, \(spareNote)) → \((files.map(\.path) + [sidecar]).joined(separator: ", "))")
+          + "\(String(format: "%g", side)) mm, \(spareNote)) → \((files.map(\.path) + [sidecar]).joined(separator: ", "))"
+          + (stale.isEmpty ? "" : "; removed the earlier sheet's later pages \(stale.joined(separator: ", "))"))
     }
+  }
+
+  /// Removes the pages after the first `pages` that an earlier `cap` wrote for the same SVG
+  /// sheet (`SHEET-3.svg` after a sheet of two pages), so that no page of another cap is printed
+  /// with this one. A page is removed only when it is a headscan sticker sheet (its title says
+  /// so); the search stops at the first page number with no such file.
+  /// - Returns: the pages removed.
+  static func removeStalePages(of sheet: String, after pages: Int) throws -> [String] {
+    var removed: [String] = []
+    var number = pages + 1
+    while true {
+      let path = CapSheet.svgPagePaths(for: sheet, pageCount: number).last ?? sheet
+      guard AtomicFile.existing(path) == .regularFile, let handle = FileHandle(forReadingAtPath: path) else { break }
+      let head = String(decoding: (try? handle.read(upToCount: 1024)) ?? Data(), as: UTF8.self)
+      try? handle.close()
+      guard head.contains("<title>headscan cap stickers,") else { break }
+      do {
+        try FileManager.default.removeItem(atPath: path)
+      } catch {
+        throw CommandError("\(path): cannot remove the earlier sheet's page: \((error as NSError).localizedDescription)")
+      }
+      removed.append(path)
+      number += 1
+    }
+    return removed
   }
 }
 

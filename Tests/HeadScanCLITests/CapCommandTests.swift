@@ -40,6 +40,24 @@ struct CapCommandTests {
     }
   }
 
+  /// A smaller cap written over a larger one's SVG sheet removes the larger one's later pages,
+  /// so they are not printed with it; a file of that name that is no sticker sheet stays.
+  @Test func aShorterSheetRemovesTheEarlierSheetsLaterPages() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let sheet = folder.appendingPathComponent("s.svg").path
+      #expect(try Headscan.run(["cap", sheet, "--markers", "40", "--spares", "2"]).status == 0)
+      let before = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".svg") }.sorted()
+      #expect(before.count >= 3, "\(before)")
+      let notes = folder.appendingPathComponent("s-\(before.count + 1).svg").path
+      try Data("<svg><title>my drawing</title></svg>".utf8).write(to: URL(fileURLWithPath: notes))
+      let run = try Headscan.run(["cap", sheet, "--markers", "4"])
+      #expect(run.status == 0 && run.stdout.contains("removed the earlier sheet's later pages"), "\(run.stdout) \(run.stderr)")
+      let after = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".svg") }.sorted()
+      #expect(after == ["s-\(before.count + 1).svg", "s.svg"], "\(after)")
+      #expect(try String(contentsOfFile: notes, encoding: .utf8).contains("my drawing"))
+    }
+  }
+
   @Test func optionsOutsideTheirBoundsAreUsageErrors() throws {
     try TestFiles.withTemporaryFolder { folder in
       let sheet = folder.appendingPathComponent("cap.pdf").path
