@@ -12,7 +12,8 @@ extension MeasureReport {
 
   /// Reads a report from JSON; `path` names the source in errors.
   /// - Throws: ``FileProblem``: `missing report key 'x'` (nested keys joined by dots), `report
-  ///   key 'x' is not a number`, or `not a headscan report (invalid JSON)`.
+  ///   key 'x' is not a number`, `report key 'x' is V, outside RANGE: not a measured head`
+  ///   (``implausibleValue``), or `not a headscan report (invalid JSON)`.
   public init(json data: Data, path: String) throws(FileProblem) {
     do {
       self = try JSONDecoder().decode(MeasureReport.self, from: data)
@@ -27,6 +28,34 @@ extension MeasureReport {
     } catch {
       throw FileProblem(path: path, problem: "not a headscan report (invalid JSON)")
     }
+    if let (key, value, expected) = implausibleValue {
+      throw FileProblem(path: path, problem: "report key '\(key)' is \(value), outside \(expected): not a measured head")
+    }
+  }
+
+  /// The first always-present value no measured head can have (a number that is not finite,
+  /// a length of zero or over a metre, a count below zero or a registered count above its
+  /// total): its key, its value and the range it must lie in; `nil` when every value is possible.
+  var implausibleValue: (key: String, value: String, expected: String)? {
+    let lengths: [(String, Double)] = [
+      ("diagonalA", diagonalA), ("diagonalB", diagonalB), ("length", length), ("width", width), ("circumference", circumference),
+    ]
+    for (key, value) in lengths where !(value > 0 && value <= 1000) { return (key, "\(value)", "0…1000 mm") }
+    for (key, value) in [("cva", cva), ("measurementLevel", measurementLevel)] where !(value.magnitude <= 1000) {
+      return (key, "\(value)", "−1000…1000 mm")
+    }
+    if !(cvai.magnitude <= 100) { return ("cvai", "\(cvai)", "−100…100 %") }
+    if !(ci > 0 && ci <= 200) { return ("ci", "\(ci)", "0…200") }
+    if !(1...5).contains(severity) { return ("severity", "\(severity)", "1…5") }
+    let r = registration
+    if r.frames < 0 { return ("registration.frames", "\(r.frames)", "0 or more") }
+    if !(0...r.frames).contains(r.framesRegistered) { return ("registration.framesRegistered", "\(r.framesRegistered)", "0…\(r.frames) (the frames)") }
+    if r.markers < 0 { return ("registration.markers", "\(r.markers)", "0 or more") }
+    if !(0...r.markers).contains(r.markersRegistered) {
+      return ("registration.markersRegistered", "\(r.markersRegistered)", "0…\(r.markers) (the markers)")
+    }
+    if !(r.cornerRMS >= 0 && r.cornerRMS.isFinite) { return ("registration.cornerRMS", "\(r.cornerRMS)", "0 mm or more") }
+    return nil
   }
 
   /// Reads a report file.

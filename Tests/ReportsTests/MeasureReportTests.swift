@@ -119,16 +119,22 @@ struct MeasureReportTests {
     #expect(try Self.decode(withVersion) == report)
   }
 
-  @Test func readsReportsWithOnlyTheRequiredKeys() throws {
-    // A report with only the keys every report has (docs/command-line.md), as an outside tool might write it.
-    let report = try Self.decode("""
+  /// A report with only the keys every report has (docs/command-line.md), as an outside tool
+  /// might write it, with one piece of its text replaced.
+  static func minimal(replacing old: String = "", with new: String = "") -> String {
+    let text = """
       {"cvai": 6.1, "cva": 8.4, "diagonalA": 138.2, "diagonalB": 129.8,
        "ci": 84.0, "length": 142.0, "width": 119.3, "circumference": 426.5,
        "measurementLevel": 21.0, "severity": 2,
        "registration": {"frames": 900, "framesRegistered": 861,
                         "markers": 40, "markersRegistered": 38,
                         "cornerRMS": 0.6}}
-      """)
+      """
+    return old.isEmpty ? text : text.replacingOccurrences(of: old, with: new)
+  }
+
+  @Test func readsReportsWithOnlyTheRequiredKeys() throws {
+    let report = try Self.decode(Self.minimal())
     #expect(report.cvai == 6.1 && report.diagonalB == 129.8 && report.severity == 2 && report.registration.markersRegistered == 38)
     #expect(report.cvaiDenominator == nil && report.headFromWorld == nil && report.intervals95 == nil && report.headscanVersion == nil)
     #expect(report.cvaiByLonger == 6.1)
@@ -158,6 +164,12 @@ struct MeasureReportTests {
      "r.json: report key 'severity' is not a number"),
     (#"{"cvai": 1, "cva": 1, "diagonalA": 1, "diagonalB": 1, "ci": 1, "length": 1, "width": 1, "circumference": 1, "measurementLevel": 1, "severity": 1, "registration": {"frames": 1, "framesRegistered": 1, "markers": 1, "markersRegistered": 1, "cornerRMS": 1}, "cvaiDenominator": "middle"}"#,
      "r.json: report key 'cvaiDenominator' has an invalid value"),
+    (MeasureReportTests.minimal(replacing: "\"cvai\": 6.1", with: "\"cvai\": 1e308"), "r.json: report key 'cvai' is 1e+308, outside −100…100 %: not a measured head"),
+    (MeasureReportTests.minimal(replacing: "\"circumference\": 426.5", with: "\"circumference\": -426.5"),
+     "r.json: report key 'circumference' is -426.5, outside 0…1000 mm: not a measured head"),
+    (MeasureReportTests.minimal(replacing: "\"severity\": 2", with: "\"severity\": 9"), "r.json: report key 'severity' is 9, outside 1…5: not a measured head"),
+    (MeasureReportTests.minimal(replacing: "\"framesRegistered\": 861", with: "\"framesRegistered\": 9000"),
+     "r.json: report key 'registration.framesRegistered' is 9000, outside 0…900 (the frames): not a measured head"),
     ("[1, 2]", "r.json: not a headscan report (invalid JSON)"),
     ("{\"cvai\": ", "r.json: not a headscan report (invalid JSON)"),
   ])
