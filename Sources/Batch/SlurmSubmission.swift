@@ -234,6 +234,16 @@ public struct SlurmSettings: Sendable, Hashable {
 
   /// The default settings (``default``).
   public init() {}
+
+  /// The first `#SBATCH` header value that cannot go into a job script (sbatch reads a value up
+  /// to the first space or line break; quotes and control characters would change the line),
+  /// with the option it came from; `nil` when every one can.
+  public var unsafeHeaderValue: (option: String, value: String)? {
+    let header = [("--time", time), ("--mem", mem), ("--partition", partition ?? "")] + sbatchOptions.map { ("--sbatch-option", $0) }
+    return header.first { _, value in
+      value.unicodeScalars.contains { $0.properties.generalCategory == .control } || value.contains { $0 == " " || $0 == "\"" || $0 == "'" }
+    }.map { (option: $0.0, value: $0.1) }
+  }
 }
 
 extension SlurmSubmission {
@@ -257,9 +267,7 @@ extension SlurmSubmission {
     where hasControl(value) || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" }) {
       throw FileProblem(path: value, problem: "\(what) goes into the job script's #SBATCH lines, which cannot carry spaces, quotes or line breaks")
     }
-    let header = [("--time", settings.time), ("--mem", settings.mem), ("--partition", settings.partition ?? "")]
-      + settings.sbatchOptions.map { ("--sbatch-option", $0) }
-    for (option, value) in header where hasControl(value) || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" }) {
+    if let (option, value) = settings.unsafeHeaderValue {
       throw FileProblem(path: option, problem: "'\(value)' cannot go into an #SBATCH line (no spaces, quotes or line breaks)")
     }
     guard settings.cpus >= 1, settings.scansPerTask >= 1, (settings.maxParallel ?? 1) >= 1 else {

@@ -64,11 +64,10 @@ struct SlurmOptions: ParsableArguments {
       if let first = given.first { throw ValidationError("\(first) needs --slurm") }
       return
     }
-    let time = settings.time, mem = settings.mem
-    for (option, value) in [("--partition", partition ?? ""), ("--time", time), ("--mem", mem)] + sbatchOption.map({ ("--sbatch-option", $0) })
-    where value.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" || $0.isNewline || $0 == "\t" }) {
+    if let (option, value) = settings.unsafeHeaderValue {
       throw ValidationError("\(option) '\(value)' cannot go into an #SBATCH line (no spaces, quotes or line breaks)")
     }
+    let time = settings.time, mem = settings.mem
     if time.isEmpty || !(time.allSatisfy({ $0.isNumber || $0 == ":" || $0 == "-" }) || ["UNLIMITED", "INFINITE"].contains(time)) {
       throw ValidationError("--time must be Slurm's [days-]hours:minutes:seconds, e.g. 00:10:00, not '\(time)'")
     }
