@@ -159,28 +159,7 @@ extension LiftedMarker {
       }
       if found < 4 { return nil }
     }
-    // The enlarged quad's sides, each a start and a step to the next corner.
-    let sides = (0..<4).map { k in (start: grown[k], step: grown[(k + 1) % 4] - grown[k]) }
-    func inside(_ x: Double, _ y: Double) -> Bool {
-      var sign = 0.0
-      for side in sides {
-        let cross = side.step.x * (y - side.start.y) - side.step.y * (x - side.start.x)
-        if sign == 0 { sign = cross } else if cross * sign < 0 { return false }
-      }
-      return true
-    }
-    var samples: [(u: Double, v: Double, z: Double)] = []
-    samples.reserveCapacity((x1 - x0 + 1) * (y1 - y0 + 1))
-    depth.metres.withUnsafeBufferPointer { metres in
-      for y in y0...y1 {
-        for x in x0...x1 {
-          let z = metres[y * depth.width + x]
-          guard z.isFinite, inside(Double(x), Double(y)) else { continue }
-          // Inverse depth: exactly linear in pixel coordinates for a plane, however obliquely seen.
-          samples.append(((Double(x) - centre.x) / scale, (Double(y) - centre.y) / scale, 1 / Double(z)))
-        }
-      }
-    }
+    let samples = stickerSamples(depth, quad: grown, columns: x0...x1, rows: y0...y1, centre: centre, scale: scale)
     guard samples.count >= minimumSamples, var fit = quadricFit(samples) else { return nil }
     // Residuals in metres (δz ≈ z² δw).
     let residuals = samples.map { s -> Double in
@@ -203,35 +182,93 @@ extension LiftedMarker {
     return (depths, mad, SIMD2(middles[0], middles[1]))
   }
 
+  /// The valid depth samples of the pixels inside (or on) the convex `quad` (depth-map pixels),
+  /// among `columns` × `rows`, row by row: each as its offset from `centre` over `scale` and its
+  /// inverse depth (1/m).
+  ///
+  /// A pixel is inside where no two of the quad's sides, taken in order, see it on opposite
+  /// sides (their cross products `side × (pixel − side's start)` have no two opposite signs).
+  static func stickerSamples(
+    _ depth: DepthMap, quad: [SIMD2<Double>], columns: ClosedRange<Int>, rows: ClosedRange<Int>, centre: SIMD2<Double>, scale: Double
+  ) -> [(u: Double, v: Double, z: Double)] {
+    precondition(quad.count == 4, "a quad has four corners")
+    precondition(columns.lowerBound >= 0 && columns.upperBound < depth.width, "columns outside the depth map")
+    precondition(rows.lowerBound >= 0 && rows.upperBound < depth.height, "rows outside the depth map")
+    // The sides, each a start and a step to the next corner, one side a lane.
+    let startX = SIMD4(quad[0].x, quad[1].x, quad[2].x, quad[3].x)
+    let startY = SIMD4(quad[0].y, quad[1].y, quad[2].y, quad[3].y)
+    let stepX = SIMD4((0..<4).map { quad[($0 + 1) % 4].x - quad[$0].x })
+    let stepY = SIMD4((0..<4).map { quad[($0 + 1) % 4].y - quad[$0].y })
+    var samples: [(u: Double, v: Double, z: Double)] = []
+    samples.reserveCapacity(columns.count * rows.count)
+    depth.metres.withUnsafeBufferPointer { metres in
+      for y in rows {
+        // The cross products' row part, `step.x · (y − start.y)`, once a row.
+        let rowPart = stepX * (SIMD4(repeating: Double(y)) - startY)
+        for x in columns {
+          let z = metres[y * depth.width + x]
+          guard z.isFinite else { continue }
+          let cross = rowPart - stepY * (SIMD4(repeating: Double(x)) - startX)
+          guard !(any(cross .< 0) && any(cross .> 0)) else { continue }
+          // Inverse depth: exactly linear in pixel coordinates for a plane, however obliquely seen.
+          samples.append(((Double(x) - centre.x) / scale, (Double(y) - centre.y) / scale, 1 / Double(z)))
+        }
+      }
+    }
+    return samples
+  }
+
+  @inline(__always)
   static func quadric(_ q: [Double], _ u: Double, _ v: Double) -> Double {
     q[0] + q[1] * u + q[2] * v + q[3] * u * u + q[4] * u * v + q[5] * v * v
   }
 
   /// Least-squares `z = q0 + q1 u + q2 v + q3 u² + q4 uv + q5 v²`.
   ///
-  /// The normal equations of `leastSquares` with the row (1, u, v, u², uv, v²), summed a whole
-  /// matrix row at a time in vector registers: every sum gets the same terms in the same order,
-  /// so the fit is the same to the last bit.
+  /// The normal equations of `leastSquares` with the row (1, u, v, u², uv, v²). The 21 entries
+  /// of their upper triangle hold 18 distinct sums (u·u and 1·u² are the same number, and so
+  /// on), and only those are summed, up to three in a vector register: every sum gets the same
+  /// terms in the same order as the whole matrix row by row, so the fit is the same to the
+  /// last bit.
   static func quadricFit(_ s: [(u: Double, v: Double, z: Double)]) -> [Double]? {
-    var rows = (SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero, SIMD8<Double>.zero)
-    var vector = SIMD8<Double>.zero
+    var count = 0.0
+    var linear = SIMD2<Double>.zero  // Σu, Σv
+    var square = SIMD4<Double>.zero  // Σu², Σuv, Σv²
+    var cubicU = SIMD4<Double>.zero  // Σu·u², Σu·uv, Σu·v²
+    var cubicV = SIMD4<Double>.zero  // Σv·u², Σv·uv, Σv·v²
+    var quarticUU = SIMD4<Double>.zero  // Σu²·u², Σu²·uv, Σu²·v²
+    var quarticUV = SIMD2<Double>.zero  // Σuv·uv, Σuv·v²
+    var quarticVV = 0.0  // Σv²·v²
+    var target = SIMD8<Double>.zero  // Σz·(1, u, v, u², uv, v²)
     for q in s {
-      let a = SIMD8<Double>(1, q.u, q.v, q.u * q.u, q.u * q.v, q.v * q.v, 0, 0)
-      vector += a * q.z
-      rows.0 += a[0] * a
-      rows.1 += a[1] * a
-      rows.2 += a[2] * a
-      rows.3 += a[3] * a
-      rows.4 += a[4] * a
-      rows.5 += a[5] * a
+      let products = SIMD4<Double>(q.u * q.u, q.u * q.v, q.v * q.v, 0)
+      count += 1
+      linear += SIMD2(q.u, q.v)
+      square += products
+      cubicU += q.u * products
+      cubicV += q.v * products
+      quarticUU += products[0] * products
+      quarticUV += products[1] * SIMD2(products[1], products[2])
+      quarticVV += products[2] * products[2]
+      target += SIMD8(1, q.u, q.v, products[0], products[1], products[2], 0, 0) * q.z
     }
-    let sums = [rows.0, rows.1, rows.2, rows.3, rows.4, rows.5]
+    let upper: [[Double]] = [
+      [count, linear[0], linear[1], square[0], square[1], square[2]],
+      [square[0], square[1], cubicU[0], cubicU[1], cubicU[2]],
+      [square[2], cubicV[0], cubicV[1], cubicV[2]],
+      [quarticUU[0], quarticUU[1], quarticUU[2]],
+      [quarticUV[0], quarticUV[1]],
+      [quarticVV],
+    ]
     // The upper triangle as summed, mirrored below (aᵢaⱼ = aⱼaᵢ exactly).
     var matrix = [Double](repeating: 0, count: 36)
     for i in 0..<6 {
-      for j in 0..<6 { matrix[i * 6 + j] = j >= i ? sums[i][j] : sums[j][i] }
+      for j in i..<6 {
+        matrix[i * 6 + j] = upper[i][j - i]
+        matrix[j * 6 + i] = upper[i][j - i]
+      }
     }
-    return solveLinearSystem(matrix, (0..<6).map { vector[$0] })
+    return solveLinearSystem(matrix, (0..<6).map { target[$0] })
   }
 
   /// Robust local-plane depth at sub-pixel (u, v) of the depth map, metres.
