@@ -14,7 +14,43 @@ struct HeadScanCommand: ParsableCommand {
     if CommandLine.arguments.dropFirst().first != AnnotateCommand.configuration.commandName {
       AtomicFile.removeTemporariesOnInterrupt()
     }
-    main(nil)
+    main(negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
+  }
+
+  /// The command line with each long option followed by a negative number (`--frames -5`,
+  /// `--lose-marker -1@3`, `--focal-length -inf`) written as one argument, `--frames=-5`.
+  ///
+  /// The parser reads an argument that starts with a minus as an option, so `--frames -5`
+  /// would be "missing a value" instead of a value outside the option's bounds; joined, the
+  /// value reaches the option's own check and its message. Nothing after `--` is touched.
+  static func negativeValuesJoined(_ arguments: [String]) -> [String] {
+    var joined: [String] = []
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      if argument == "--" {
+        joined += arguments[index...]
+        break
+      }
+      if argument.hasPrefix("--"), argument.count > 2, !argument.contains("="), index + 1 < arguments.count,
+        isNegativeValue(arguments[index + 1])
+      {
+        joined.append(argument + "=" + arguments[index + 1])
+        index += 2
+      } else {
+        joined.append(argument)
+        index += 1
+      }
+    }
+    return joined
+  }
+
+  /// A minus followed by a digit or a point (`-5`, `-.5`, `-1@3`, `-2x3`), or a minus before
+  /// infinity or NaN in any case.
+  static func isNegativeValue(_ argument: String) -> Bool {
+    guard argument.hasPrefix("-"), let next = argument.dropFirst().first else { return false }
+    if next.isASCII && (next.isNumber || next == ".") { return true }
+    return ["inf", "infinity", "nan"].contains(argument.dropFirst().lowercased())
   }
 
   static let configuration = CommandConfiguration(

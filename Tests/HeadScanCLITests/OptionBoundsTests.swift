@@ -18,7 +18,8 @@ struct OptionBoundsTests {
     var description: String { arguments.joined(separator: " ") }
   }
 
-  /// `--option value` and `--option=value` (a leading minus would read as an option) for each value.
+  /// `--option=value` for each value (`--option -1` is joined into that form by the command itself;
+  /// ``negativeValuesAfterASpaceReachTheOptionsCheck()``).
   static func refusals(_ command: [String], _ option: String, _ values: [String], naming named: String? = nil) -> [Refusal] {
     values.map { Refusal(option: named ?? option, arguments: command + ["\(option)=\($0)"]) }
   }
@@ -144,6 +145,25 @@ struct OptionBoundsTests {
       let run = try Headscan.run(arguments)
       #expect(run.status == 64 && run.stderr.hasPrefix("Error: " + message), "\(arguments): \(run.stderr)")
     }
+  }
+
+  /// A negative value after a space is the option's value, not another option: its message is
+  /// the option's own (its bounds), not a missing value; after `--` it stays an argument.
+  @Test func negativeValuesAfterASpaceReachTheOptionsCheck() throws {
+    let messages: [([String], String)] = [
+      (["simulate", "/tmp/never.rgbdscan", "--frames", "-5"], "--frames must be within 1…100000, got -5"),
+      (["simulate", "/tmp/never.rgbdscan", "--cvai", "-.5"], "--cvai must be within 0…12, got -0.5"),
+      (["simulate", "/tmp/never.rgbdscan", "--lose-marker", "-1@3"], "--lose-marker takes ID@FRAME"),
+      (["simulate", "/tmp/never.rgbdscan", "--seed", "-1"], "The value '-1' is invalid for '--seed <seed>'"),
+      (["reconstruct", Self.scan, "-o", "/tmp/never.ply", "--voxel", "-INF"], "--voxel must be within 0.2…10 mm, got -inf"),
+      (["batch", "/tmp/never", "--out", "/tmp/never-reports", "--jobs", "-3"], "--jobs must be within 1…1024, got -3"),
+    ]
+    for (arguments, message) in messages {
+      let run = try Headscan.run(arguments)
+      #expect(run.status == 64 && run.stderr.hasPrefix("Error: " + message), "\(arguments): \(run.stderr)")
+    }
+    let afterTerminator = try Headscan.run(["inspect", "--", "-5"])
+    #expect(afterTerminator.status == 1 && afterTerminator.stderr.contains("-5: cannot open"), "\(afterTerminator.stderr)")
   }
 
   /// Options that cannot take effect as given are usage errors (exit 64) naming the option,
