@@ -130,6 +130,14 @@ struct OptionBoundsTests {
     }
   }
 
+  /// Each command line exits 64 with stderr starting `Error: ` and its message.
+  static func expectUsageErrors(_ messages: [([String], String)]) throws {
+    for (arguments, message) in messages {
+      let run = try Headscan.run(arguments)
+      #expect(run.status == 64 && run.stderr.hasPrefix("Error: " + message), "\(arguments): \(run.stderr)")
+    }
+  }
+
   /// The bounds themselves are in the message: `--frames must be within 1…100000, got 0`.
   @Test func theMessageGivesTheRange() throws {
     let messages: [([String], String)] = [
@@ -141,10 +149,7 @@ struct OptionBoundsTests {
       (["annotate", Self.scan, "--port", "80"], "--port must be 0 (a free one) or within 1024…65535, got 80"),
       (["batch", "/tmp/never", "--out", "/tmp/never-reports", "--jobs", "0"], "--jobs must be within 1…1024, got 0"),
     ]
-    for (arguments, message) in messages {
-      let run = try Headscan.run(arguments)
-      #expect(run.status == 64 && run.stderr.hasPrefix("Error: " + message), "\(arguments): \(run.stderr)")
-    }
+    try Self.expectUsageErrors(messages)
   }
 
   /// A negative value after a space is the option's value, not another option: its message is
@@ -158,10 +163,7 @@ struct OptionBoundsTests {
       (["reconstruct", Self.scan, "-o", "/tmp/never.ply", "--voxel", "-INF"], "--voxel must be within 0.2…10 mm, got -inf"),
       (["batch", "/tmp/never", "--out", "/tmp/never-reports", "--jobs", "-3"], "--jobs must be within 1…1024, got -3"),
     ]
-    for (arguments, message) in messages {
-      let run = try Headscan.run(arguments)
-      #expect(run.status == 64 && run.stderr.hasPrefix("Error: " + message), "\(arguments): \(run.stderr)")
-    }
+    try Self.expectUsageErrors(messages)
     let afterTerminator = try Headscan.run(["inspect", "--", "-5"])
     #expect(afterTerminator.status == 1 && afterTerminator.stderr.contains("-5: cannot open"), "\(afterTerminator.stderr)")
   }
