@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Where the observation stage's time goes: samples `reconstruct` of SCAN on one core with
 # `perf record` (every thread, OpenCV's included) and prints each part of observation
-# (OpenCV's detection, reading the frames, the edge-fitted corners, lifting, the grey
-# conversion) as its share of observation's samples and of the run's, with the stage's
-# processor time from `reconstruct -v` and each part's milliseconds a frame.
+# (OpenCV's detection, the kernel copying frames from the page cache, decoding them, the
+# edge-fitted corners, lifting, the grey conversion) as its share of the samples placed in
+# observation and of the run's, with the stage's processor time from `reconstruct -v` and each
+# part's milliseconds a frame. Parts are placed by library and by function name; what every
+# stage shares (the C library's allocations and copies, the kernel's page faults, the thread
+# pools) is printed apart and left out of observation's total.
 # Usage: scripts/profile-observation.sh SCAN [extra reconstruct options, e.g. --marker-search whole]
 # Needs `perf` (Debian: linux-perf) and python3; HEADSCAN=PATH profiles another binary.
 set -euo pipefail
@@ -24,6 +27,7 @@ python3 - "$work/report.txt" "$work/log.txt" <<'PY'
 import re, sys, collections
 report, log = open(sys.argv[1]).read(), open(sys.argv[2]).read()
 parts = collections.Counter()
+shared = collections.Counter()
 for line in report.splitlines():
     m = re.match(r'\s*([\d.]+)%\s+(\S+)\s+\[(.)\]\s+(.*)', line)
     if not m:
@@ -32,7 +36,10 @@ for line in report.splitlines():
     if 'opencv' in library:
         part = "OpenCV's detection (thresholds, contours, bits, cornerSubPix)"
     elif library.startswith('[kernel'):
-        part = 'kernel (reading the frames from the page cache)'
+        if not re.search(r'copy_to_iter|copy_user|copy_page_to_iter|filemap_', symbol):
+            shared['kernel, other (page faults, memory, threads; every stage)'] += share
+            continue
+        part = 'reading the frames (the kernel copying them from the page cache)'
     elif re.search(r'toMetres|readFrame|readDepth|RGBDScanReader|ReadOnlyFile', symbol):
         part = 'decoding the frames (depth to metres)'
     elif re.search(r'BorderEdge|refinedAlongEdges|FittedBorder|GreyImage', symbol):
@@ -43,6 +50,9 @@ for line in report.splitlines():
         part = 'grey conversion'
     elif re.search(r'edgeBlur|observeFrame|observeRun|MarkerTracker|MarkerDetector|PixelRegion', symbol):
         part = 'the rest of observation (blur index, tracking)'
+    elif library.startswith('libc') or library.startswith('libgomp') or library.startswith('libtbb'):
+        shared[f'{library} (allocation, copies, thread pools; every stage)'] += share
+        continue
     else:
         continue
     parts[part] += share
@@ -61,4 +71,7 @@ for part, share in parts.most_common():
         per_frame = f'  ~{share / 100 * seconds / int(frames.group(1)) * 1000:.2f} ms a frame'
     print(f'  {share / total * 100:5.1f} %  ({share:4.1f} % of the run)  {part}{per_frame}')
 print(f'  observation in all: {total:.1f} % of the run\'s samples')
+print('shared by every stage, not counted above (% of the run):')
+for part, share in shared.most_common():
+    print(f'  {share:5.1f} %  {part}')
 PY

@@ -45,12 +45,15 @@ struct HeadScanCommand: ParsableCommand {
     return joined
   }
 
-  /// A minus followed by a digit or a point (`-5`, `-.5`, `-1@3`, `-2x3`), or a minus before
-  /// infinity or NaN in any case.
+  /// A number with a minus: a digit or a point after it, and then only what numbers and the
+  /// options' number forms hold (`-5`, `-.5`, `-1e-3`, `-1@3`, `-2x3`, `-1:2`); or a minus
+  /// before infinity or NaN in any case. `-5.rgbdscan` is not one.
   static func isNegativeValue(_ argument: String) -> Bool {
-    guard argument.hasPrefix("-"), let next = argument.dropFirst().first else { return false }
-    if next.isASCII && (next.isNumber || next == ".") { return true }
-    return ["inf", "infinity", "nan"].contains(argument.dropFirst().lowercased())
+    guard argument.hasPrefix("-") else { return false }
+    let rest = argument.dropFirst()
+    if ["inf", "infinity", "nan"].contains(rest.lowercased()) { return true }
+    guard let first = rest.first, first.isASCII, first.isNumber || first == "." else { return false }
+    return rest.allSatisfy { "0123456789.eE+-@x:".contains($0) }
   }
 
   static let configuration = CommandConfiguration(

@@ -164,8 +164,13 @@ struct OptionBoundsTests {
       (["batch", "/tmp/never", "--out", "/tmp/never-reports", "--jobs", "-3"], "--jobs must be within 1…1024, got -3"),
     ]
     try Self.expectUsageErrors(messages)
-    let afterTerminator = try Headscan.run(["inspect", "--", "-5"])
-    #expect(afterTerminator.status == 1 && afterTerminator.stderr.contains("-5: cannot open"), "\(afterTerminator.stderr)")
+    // Only a number is joined to the option before it: a flag before an option stays a flag.
+    try Self.expectUsageErrors([
+      (["inspect", Self.scan, "--quiet", "--stride", "-2"], "--stride must be within 1…100000, got -2")
+    ])
+    // After `--` nothing is joined: `--x -5` stays two arguments (joined, `--x=-5` would be the one scan).
+    let afterTerminator = try Headscan.run(["inspect", "--", "--x", "-5"])
+    #expect(afterTerminator.status == 64 && afterTerminator.stderr.hasPrefix("Error: Unexpected argument '-5'"), "\(afterTerminator.stderr)")
   }
 
   /// Options that cannot take effect as given are usage errors (exit 64) naming the option,
