@@ -30,14 +30,15 @@ public struct GreyImage: Sendable {
   }
 
   /// The bilinear interpolation at `p`, which must pass ``interpolates(at:width:height:)``
-  /// (there the floor is a truncation, no libm call).
+  /// (there the floor is a truncation, no libm call, and the four pixels' indices cannot
+  /// overflow, so they are computed without overflow checks).
   @inline(__always)
   static func interpolated(at p: SIMD2<Double>, in pixels: UnsafeBufferPointer<UInt8>, width: Int) -> Double {
     let x0 = Int(p.x), y0 = Int(p.y)
     let fx = p.x - Double(x0), fy = p.y - Double(y0)
-    let i = y0 * width + x0
-    let a = Double(pixels[i]), b = Double(pixels[i + 1])
-    let c = Double(pixels[i + width]), d = Double(pixels[i + width + 1])
+    let i = y0 &* width &+ x0
+    let a = Double(pixels[i]), b = Double(pixels[i &+ 1])
+    let c = Double(pixels[i &+ width]), d = Double(pixels[i &+ width &+ 1])
     return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
   }
 }
