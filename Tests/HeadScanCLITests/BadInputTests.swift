@@ -109,7 +109,7 @@ struct BadInputTests {
       let run = try Headscan.run(["markers", input, "--json", input])
       #expect(run.status == 1)
       #expect(run.stderr.contains("refusing to overwrite the input"))
-      #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == bytes)
+      #expect(try sameContents(Data(contentsOf: URL(fileURLWithPath: input)), bytes))
     }
   }
 
@@ -200,7 +200,7 @@ struct BadInputTests {
         #expect(run.status == 1, "\(arguments)")
         #expect(run.stderr.hasPrefix("headscan: error: \(protected): refusing to overwrite"), "\(arguments): \(run.stderr)")
         #expect(run.stderr.split(separator: "\n").count == 1)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: protected)) == before, "\(arguments) changed \(protected)")
+        #expect(try sameContents(Data(contentsOf: URL(fileURLWithPath: protected)), before), "\(arguments) changed \(protected)")
       }
     }
   }
@@ -235,7 +235,7 @@ struct BadInputTests {
         #expect(run.stderr.hasPrefix("headscan: error: "), "\(arguments): \(run.stderr)")
         #expect(run.stderr.contains("named by both \(first) and \(second)"), "\(arguments): \(run.stderr)")
         #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments): \(run.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == contents, "\(arguments) changed the file")
+        #expect(try sameContents(Data(contentsOf: URL(fileURLWithPath: existing)), contents), "\(arguments) changed the file")
       }
       // A figures folder where a file is: refused before the measurement writes its report.
       let report = folder.appendingPathComponent("report.json").path

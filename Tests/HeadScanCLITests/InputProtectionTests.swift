@@ -46,7 +46,7 @@ struct InputProtectionTests {
         } else {
           Self.expectRefused(run, naming: protected, saying: "refusing to overwrite the input file", "\(arguments)")
         }
-        #expect(try Self.contents(protected) == before, "\(arguments) changed \(protected)")
+        #expect(try sameContents(Self.contents(protected), before), "\(arguments) changed \(protected)")
       }
     }
   }
@@ -63,7 +63,7 @@ struct InputProtectionTests {
       try FileManager.default.copyItem(atPath: scan, toPath: inside)
       let run = try Headscan.run(["convert", inside, out, "--quiet"])
       Self.expectRefused(run, naming: out, saying: "refusing to replace a folder that holds the input", "convert")
-      #expect(try Self.contents(inside) == Self.contents(scan))
+      #expect(try sameContents(Self.contents(inside), Self.contents(scan)))
     }
   }
 
@@ -102,7 +102,7 @@ struct InputProtectionTests {
         let before = try Self.contents(scan)
         let run = try Headscan.run(["batch", scans, "--out", out, "--history", history, "--quiet"])
         Self.expectRefused(run, naming: history, saying: problem, history)
-        #expect(try Self.contents(scan) == before)
+        #expect(try sameContents(Self.contents(scan), before))
         #expect(!FileManager.default.fileExists(atPath: out + "/p1.json"), "a scan was measured before the refusal")
       }
       // A scan file and a TUM folder with one name would write one report.
