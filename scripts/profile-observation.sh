@@ -64,6 +64,8 @@ if observe and frames:
 m = re.search(r'^time\s+([\d.]+) s', log, re.M)
 seconds = float(m.group(1)) if m else None
 total = sum(parts.values())
+if total == 0:
+    sys.exit('no samples placed in observation: perf found no headscan or OpenCV symbols (is the binary stripped?)')
 print('part of observation: its share of observation\'s samples, of the whole run\'s, and milliseconds a frame at that share of the run\'s wall time:')
 for part, share in parts.most_common():
     per_frame = ''

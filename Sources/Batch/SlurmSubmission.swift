@@ -240,9 +240,18 @@ public struct SlurmSettings: Sendable, Hashable {
   /// with the option it came from; `nil` when every one can.
   public var unsafeHeaderValue: (option: String, value: String)? {
     let header = [("--time", time), ("--mem", mem), ("--partition", partition ?? "")] + sbatchOptions.map { ("--sbatch-option", $0) }
-    return header.first { _, value in
-      value.unicodeScalars.contains { $0.properties.generalCategory == .control } || value.contains { $0 == " " || $0 == "\"" || $0 == "'" }
-    }.map { (option: $0.0, value: $0.1) }
+    return header.first { Self.breaksHeaderLine($0.1) }.map { (option: $0.0, value: $0.1) }
+  }
+
+  /// Whether `value` cannot go into an `#SBATCH` line: it holds a space, a quote or a control
+  /// character (a tab or line break among them).
+  static func breaksHeaderLine(_ value: String) -> Bool {
+    hasControlCharacter(value) || value.contains { $0 == " " || $0 == "\"" || $0 == "'" }
+  }
+
+  /// Whether `text` holds a control character (a tab or line break among them).
+  static func hasControlCharacter(_ text: String) -> Bool {
+    text.unicodeScalars.contains { $0.properties.generalCategory == .control }
   }
 }
 
@@ -253,7 +262,7 @@ extension SlurmSubmission {
   /// word for bash (``shellQuoted(_:)``), so names with spaces and quotes are fine there.
   /// - Throws: ``FileProblem`` naming the value.
   static func checkScriptValues(_ items: [BatchItem], scansFolder: String, folder: String, settings: SlurmSettings) throws {
-    func hasControl(_ text: String) -> Bool { text.unicodeScalars.contains { $0.properties.generalCategory == .control } }
+    let hasControl = SlurmSettings.hasControlCharacter
     for item in items where hasControl(item.name) || hasControl(item.path) {
       throw FileProblem(path: item.path, problem: "a scan name with a tab or line break cannot go into a Slurm task list: rename it")
     }
@@ -264,7 +273,7 @@ extension SlurmSubmission {
     }
     let directory = FileManager.default.currentDirectoryPath
     for (what, value) in [("the output folder", folder), ("the working folder", directory)]
-    where hasControl(value) || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "'" }) {
+    where SlurmSettings.breaksHeaderLine(value) {
       throw FileProblem(path: value, problem: "\(what) goes into the job script's #SBATCH lines, which cannot carry spaces, quotes or line breaks")
     }
     if let (option, value) = settings.unsafeHeaderValue {
