@@ -7,6 +7,7 @@
 # Without SCAN, simulates a 1800-frame realistic-preset scan (seed 5) into WORKDIR first.
 # Usage: scripts/benchmark-workers.sh [SCAN]   env: JOBS="1 2 8 16" CORES=N RUNS=1 WORKDIR=dir
 #        HEADSCAN=path (default .build/release/headscan) COMMAND=reconstruct|measure
+#        HEADSCAN_CORES=K: headscan plans for K cores (K workers running at once on these cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${HEADSCAN:-.build/release/headscan}
@@ -23,7 +24,7 @@ cores=${CORES:-$(nproc)}
 [ "$cores" -ge 1 ] && [ "$cores" -le "$(nproc)" ] || { echo "benchmark-workers: CORES must be 1…$(nproc)" >&2; exit 2; }
 pin="0-$((cores - 1))"
 command=${COMMAND:-reconstruct}
-echo "machine: $(nproc) cores ($cores used), $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1 /proc/loadavg), $(git rev-parse --short HEAD 2>/dev/null || echo 'no git'), $command $(basename "$scan")"
+echo "machine: $(nproc) cores ($cores used${HEADSCAN_CORES:+, planned for $HEADSCAN_CORES by HEADSCAN_CORES}), $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1 /proc/loadavg), $(git rev-parse --short HEAD 2>/dev/null || echo 'no git'), $command $(basename "$scan")"
 printf '%5s %6s %8s %8s %9s  %s\n' jobs cores "wall s" "CPU s" "RSS MB" "cloud sha256"
 for jobs in ${JOBS:-1 2 8 16}; do
   for _ in $(seq "${RUNS:-1}"); do

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Registration
 import Reports
 import _HeadScanSupport
@@ -10,6 +11,10 @@ struct HeadScanCommand: ParsableCommand {
   /// the worker threads' arenas; then the command line is parsed and run.
   static func main() {
     NativeGeometry.returnLargeBlocksToTheSystem()
+    if let text = ProcessInfo.processInfo.environment[coresVariable], !text.isEmpty, coreCount(text) == nil {
+      printError("\(coresVariable) must be a whole number of cores, 1…4096, got '\(text)'")
+      Foundation.exit(64)
+    }
     // Ctrl-C and SIGTERM leave no hidden temporary file; annotate's server stops on them itself.
     if CommandLine.arguments.dropFirst().first != AnnotateCommand.configuration.commandName {
       AtomicFile.removeTemporariesOnInterrupt()

@@ -3,8 +3,9 @@ import Foundation
 
 /// The cores this process may run on: the CPUs of its affinity mask (what `taskset` or a
 /// cluster's scheduler grants; Linux's `Cpus_allowed` in `/proc/self/status`), at most the
-/// machine's active cores, at least 1.
+/// machine's active cores, at least 1; or the count in ``coresVariable`` where that is set to one.
 package let coresAvailable: Int = {
+  if let text = ProcessInfo.processInfo.environment[coresVariable], let count = coreCount(text) { return count }
   let active = max(1, ProcessInfo.processInfo.activeProcessorCount)
   guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
     let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
@@ -12,6 +13,20 @@ package let coresAvailable: Int = {
   let allowed = line.dropFirst("Cpus_allowed:".count).reduce(0) { count, digit in count + (digit.hexDigitValue?.nonzeroBitCount ?? 0) }
   return min(active, max(1, allowed))
 }()
+
+/// The environment variable that sets ``coresAvailable``: `HEADSCAN_CORES=16` runs the parallel
+/// stages as on a machine of 16 cores (16 workers by default, 16 frames in flight), whatever
+/// this one has: the way to measure the memory of many workers on a small machine (they share
+/// its real cores, so the time is not that machine's).
+package let coresVariable = "HEADSCAN_CORES"
+
+/// The core count ``coresVariable`` holds: a whole number of 1…4096 written in decimal digits;
+/// `nil` for anything else.
+package func coreCount(_ text: String) -> Int? {
+  guard !text.isEmpty, text.count <= 4, text.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int(text), (1...4096).contains(count)
+  else { return nil }
+  return count
+}
 
 /// The worker threads of a parallel stage: `requested` (at least 1) or, when `nil`, one a core
 /// this process may use (``coresAvailable``).

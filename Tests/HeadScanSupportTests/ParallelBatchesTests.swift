@@ -134,6 +134,14 @@ struct ParallelBatchesTests {
     #expect(started.all.sorted() == Array(0...window))
   }
 
+  /// `HEADSCAN_CORES` takes whole numbers of 1…4096 in decimal digits only.
+  @Test func coreCountsAreWholeNumbersUpTo4096() {
+    for (text, count) in [("1", 1), ("2", 2), ("16", 16), ("0016", 16), ("4096", 4096)] { #expect(coreCount(text) == count, "\(text)") }
+    for text in ["", "0", "4097", "10000", "-1", "+4", "1.5", "1e2", " 8", "8 ", "0x10", "abc", "١٦", "１６"] {
+      #expect(coreCount(text) == nil, "\(text)")
+    }
+  }
+
   /// One worker a core runs that many items at once (each item waits until all have started).
   @Test func oneWorkerACoreRunsThatManyAtOnce() throws {
     let workers = coresAvailable
