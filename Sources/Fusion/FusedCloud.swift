@@ -125,10 +125,10 @@ func fuseSignedDistance(
   }
   let region = SignedDistanceVolume.Region(
     centre: projection.centre, inner: projection.inner, outer: projection.outer, headRadius: projection.headRadius)
-  // Each worker's frame and sums' table, and the integrated updates' arrays, serve the next frames.
+  // Each worker's frame and sums' table, and the integrated updates' chunks, serve the next frames.
   let workers = workerCount(options.workers)
   let spares = SparePool<FusionBuffers>(limit: threadsRunning(workers: workers))
-  let integrated = SparePool<SignedDistanceVolume.FrameUpdate>(limit: threadsRunning(workers: workers))
+  let integrated = FrameUpdateChunks()
   // The updates are added in frame order on this thread, a frame's blocks split among this many
   // threads: a frame takes a worker about five times as long to compute as to add, so a quarter
   // of the running workers' threads keeps up with them.
@@ -140,11 +140,11 @@ func fuseSignedDistance(
       defer { spares.put(buffers) }
       return band.frameUpdate(
         try scan.frame(at: frame.index, reusing: &buffers.frame), worldFromCamera: frame.pose, region: region, scratch: buffers.scratch,
-        reusing: integrated.take())
+        chunks: integrated)
     },
     consume: {
       volume.integrate($0, stripes: stripes)
-      integrated.put($0)
+      integrated.recycle($0)
     },
     progress: { progress?($0, $1) })
   spares.drain()

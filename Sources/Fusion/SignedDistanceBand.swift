@@ -2,6 +2,7 @@ internal import _GeometryShim
 import Registration
 import PointCloud
 import ScanIO
+import _HeadScanSupport
 
 /// Computes one frame's updates of a ``SignedDistanceVolume``: its lattice and band half-width.
 struct SignedDistanceBand: Sendable {
@@ -18,11 +19,12 @@ struct SignedDistanceBand: Sendable {
   /// The updates are summed per voxel within the frame before they are handed over, so the
   /// volume receives each voxel about once a frame. `worldFromCamera` in metres.
   ///
-  /// `scratch` and `spare` (an update the volume has integrated) lend their memory to this one,
-  /// so that a worker updating frame after frame allocates none; the updates are the same.
+  /// `scratch` and `chunks` (the chunks of updates the volume has integrated) lend their memory
+  /// to this one, so that a worker updating frame after frame allocates none; the updates are
+  /// the same.
   func frameUpdate(
     _ frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?, pixelStep: Int? = nil,
-    jumpLimit: Float = 0.006, scratch: FrameUpdateScratch? = nil, reusing spare: consuming SignedDistanceVolume.FrameUpdate? = nil
+    jumpLimit: Float = 0.006, scratch: FrameUpdateScratch? = nil, chunks: FrameUpdateChunks? = nil
   ) -> SignedDistanceVolume.FrameUpdate {
     let depth = frame.depth, colour = frame.color
     let k = depth.intrinsics
@@ -40,7 +42,7 @@ struct SignedDistanceBand: Sendable {
       let offset = origin - region.centre
       (nearest, farthest) = shellDepths(depth, cameraToCentre: (offset * offset).sum().squareRoot(), outer: region.outer)
     }
-    var sums = FrameSums(scratch: scratch, reusing: consume spare)
+    var sums = FrameSums(scratch: scratch, chunks: chunks)
     // The march works in voxel units from the lattice's first voxel corner.
     let march = RayMarch(lattice: lattice, truncation: truncation, origin: origin)
     // Rays in vertical strips of `Self.stripRays` rays, each strip top to bottom: the voxels a ray
@@ -212,11 +214,14 @@ private struct FrameSums {
   private let table: UnsafeMutablePointer<Entry>
   /// Whether the table is this value's own, freed by ``finish()`` (not a scratch's).
   private let ownsTable: Bool
-  private var out: SignedDistanceVolume.FrameUpdate
+  private var out = SignedDistanceVolume.FrameUpdate()
+  /// The chunk being filled (its arrays uniquely referenced, appended to in place).
+  private var current: SignedDistanceVolume.FrameUpdate.Chunk
+  private let chunks: FrameUpdateChunks?
 
-  /// Sums in `scratch`'s table (or a table of its own), handed over in `spare`'s arrays emptied
+  /// Sums in `scratch`'s table (or a table of its own), handed over in chunks from `chunks`
   /// (or new ones).
-  init(scratch: FrameUpdateScratch?, reusing spare: consuming SignedDistanceVolume.FrameUpdate?) {
+  init(scratch: FrameUpdateScratch?, chunks: FrameUpdateChunks?) {
     if let scratch {
       table = scratch.table
       ownsTable = false
@@ -225,10 +230,9 @@ private struct FrameSums {
       ownsTable = true
     }
     table.initialize(repeating: Entry(key: -1, distance: 0, weight: 0, red: 0, green: 0, blue: 0), count: 1 << Self.slotsLog2)
-    // Moved, not copied: the arrays stay uniquely referenced and are emptied in place.
-    out = (consume spare) ?? SignedDistanceVolume.FrameUpdate()
-    out.removeAll()
-    out.reserve(1 << 16)
+    self.chunks = chunks
+    current = chunks?.take() ?? SignedDistanceVolume.FrameUpdate.Chunk()
+    current.empty()
   }
 
   @inline(__always)
@@ -244,7 +248,7 @@ private struct FrameSums {
   mutating func add(_ cell: Int, distance: Float, colour: SIMD3<Float>) {
     let entry = table + Self.slot(cell)
     if entry.pointee.key != cell {
-      if entry.pointee.key >= 0 { out.append(entry.pointee) }
+      if entry.pointee.key >= 0 { append(entry.pointee) }
       entry.pointee = Entry(key: cell, distance: distance, weight: 1, red: colour.x, green: colour.y, blue: colour.z)
     } else {
       entry.pointee.distance += distance
@@ -257,9 +261,28 @@ private struct FrameSums {
 
   /// Every voxel's sums, in the order they were handed over; frees the table (call once, last).
   mutating func finish() -> SignedDistanceVolume.FrameUpdate {
-    for slot in 0..<(1 << Self.slotsLog2) where table[slot].key >= 0 { out.append(table[slot]) }
+    for slot in 0..<(1 << Self.slotsLog2) where table[slot].key >= 0 { append(table[slot]) }
     if ownsTable { table.deallocate() }
+    if current.cells.isEmpty {
+      chunks?.put(current)
+    } else {
+      out.chunks.append(current)
+    }
+    current = .init()
     return out
+  }
+
+  /// Appends an entry to the chunk being filled, starting the next chunk when it is full.
+  @inline(__always)
+  private mutating func append(_ entry: Entry) {
+    if current.cells.count == SignedDistanceVolume.FrameUpdate.chunkCapacity {
+      out.chunks.append(current)
+      current = chunks?.take() ?? SignedDistanceVolume.FrameUpdate.Chunk()
+      current.empty()
+    }
+    current.cells.append(entry.key)
+    current.sums.append(SIMD4(entry.distance, entry.red, entry.green, entry.blue))
+    current.weights.append(entry.weight)
   }
 }
 
@@ -274,23 +297,39 @@ final class FrameUpdateScratch: @unchecked Sendable {
   deinit { table.deallocate() }
 }
 
-extension SignedDistanceVolume.FrameUpdate {
-  fileprivate mutating func removeAll() {
+extension SignedDistanceVolume.FrameUpdate.Chunk {
+  /// Empties the chunk, keeping (or first reserving) room for a whole chunk.
+  fileprivate mutating func empty() {
     cells.removeAll(keepingCapacity: true)
     sums.removeAll(keepingCapacity: true)
     weights.removeAll(keepingCapacity: true)
+    let capacity = SignedDistanceVolume.FrameUpdate.chunkCapacity
+    cells.reserveCapacity(capacity)
+    sums.reserveCapacity(capacity)
+    weights.reserveCapacity(capacity)
+  }
+}
+
+/// The chunks of integrated frame updates, handed back for the next frames' updates
+/// (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:)``):
+/// it keeps every chunk handed back, so it never holds more than the frames' updates held at
+/// once.
+final class FrameUpdateChunks: Sendable {
+  private let spares = Locked<[SignedDistanceVolume.FrameUpdate.Chunk]>([])
+
+  init() {}
+
+  /// A chunk handed back earlier, or `nil` when none is spare.
+  func take() -> SignedDistanceVolume.FrameUpdate.Chunk? { spares.withLock { $0.popLast() } }
+
+  /// Hands one chunk back.
+  func put(_ chunk: SignedDistanceVolume.FrameUpdate.Chunk) { spares.withLock { $0.append(chunk) } }
+
+  /// Hands back every chunk of an integrated update.
+  func recycle(_ update: SignedDistanceVolume.FrameUpdate) {
+    spares.withLock { $0.append(contentsOf: update.chunks) }
   }
 
-  fileprivate mutating func reserve(_ count: Int) {
-    cells.reserveCapacity(count)
-    sums.reserveCapacity(count)
-    weights.reserveCapacity(count)
-  }
-
-  @inline(__always)
-  fileprivate mutating func append(_ entry: FrameSums.Entry) {
-    cells.append(entry.key)
-    sums.append(SIMD4(entry.distance, entry.red, entry.green, entry.blue))
-    weights.append(entry.weight)
-  }
+  /// Frees every chunk kept.
+  func drain() { spares.withLock { $0 = [] } }
 }

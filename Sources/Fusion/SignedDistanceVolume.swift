@@ -36,11 +36,26 @@ struct SignedDistanceVolume {
   /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``),
   /// summed per voxel: a voxel cell; its signed distances' sum (truncation units) and colour sums
   /// (r, g, b); and how many updates they sum. A cell may appear more than once.
+  ///
+  /// The entries lie in chunks of at most ``chunkCapacity``, in order: a frame's update holds
+  /// what it needs to the nearest chunk, and the chunks handed back after integration serve the
+  /// next frames' updates whatever their sizes (arrays that grow by doubling and are reused
+  /// whole would each keep the capacity of the largest frame they ever held).
   struct FrameUpdate: Sendable {
-    var cells: [Int] = []
-    var sums: [SIMD4<Float>] = []
-    var weights: [Float] = []
-    var count: Int { cells.count }
+    /// A run of entries, in order.
+    struct Chunk: Sendable {
+      var cells: [Int] = []
+      var sums: [SIMD4<Float>] = []
+      var weights: [Float] = []
+    }
+    /// Entries a chunk holds: 16 384 (448 KiB of cells, sums and weights).
+    static let chunkCapacity = 1 << 14
+    var chunks: [Chunk] = []
+    var count: Int { chunks.reduce(0) { $0 + $1.cells.count } }
+    /// The entries' cells, sums and weights in order, each as one array (for inspection).
+    var cells: [Int] { chunks.flatMap(\.cells) }
+    var sums: [SIMD4<Float>] { chunks.flatMap(\.sums) }
+    var weights: [Float] { chunks.flatMap(\.weights) }
   }
 
   /// The sphere shell outside which depth is ignored (world, metres).
@@ -59,7 +74,7 @@ struct SignedDistanceVolume {
   private var storage: [Int32]
   /// Per storage slot: its block number.
   private var blocks: [Int32] = []
-  private var cells: [Cell] = []
+  private var cells = CellPages()
 
   /// `nil` unless `truncation` is a positive length.
   init?(lattice: VoxelLattice, truncation: Double) {
@@ -70,7 +85,7 @@ struct SignedDistanceVolume {
   }
 
   /// Voxels that have been observed.
-  var observedCount: Int { cells.reduce(0) { $1.weight > 0 ? $0 + 1 : $0 } }
+  var observedCount: Int { (0..<cells.count).reduce(0) { cells[$1].weight > 0 ? $0 + 1 : $0 } }
 
   /// What computes a frame's updates: the lattice and the band, a value safe to use from the
   /// threads that read frames.
@@ -83,33 +98,29 @@ struct SignedDistanceVolume {
   /// written by one thread, in update order, so the volume is the same bit for bit whatever
   /// `stripes` is. Blocks are allocated first, on the calling thread, in update order.
   mutating func integrate(_ update: FrameUpdate, stripes: Int = 1) {
-    update.cells.withUnsafeBufferPointer { updated in
-      for cell in updated {
-        let block = cell >> 9
-        // Storage is indexed by Int32: past 2³¹ cells (40 GB) new blocks are no longer taken.
-        if storage[block] < 0 && cells.count <= Int(Int32.max) - 512 {
-          storage[block] = Int32(cells.count)
-          blocks.append(Int32(block))
-          cells.append(contentsOf: repeatElement(Cell(), count: 512))
-        }
-      }
-    }
-    cells.withUnsafeMutableBufferPointer { cells in
-      storage.withUnsafeBufferPointer { storage in
-        update.cells.withUnsafeBufferPointer { updated in
-          update.sums.withUnsafeBufferPointer { sums in
-            update.weights.withUnsafeBufferPointer { weights in
-              let buffers = IntegrationBuffers(cells: cells, storage: storage, updated: updated, sums: sums, weights: weights)
-              if stripes <= 1 {
-                buffers.add(stripe: 0, of: 1)
-              } else {
-                DispatchQueue.concurrentPerform(iterations: stripes) { buffers.add(stripe: $0, of: stripes) }
-              }
-            }
+    if !isKnownUniquelyReferenced(&cells) { cells = cells.copy() }
+    for chunk in update.chunks {
+      chunk.cells.withUnsafeBufferPointer { updated in
+        for cell in updated {
+          let block = cell >> 9
+          // Storage is indexed by Int32: past 2³¹ cells (40 GB) new blocks are no longer taken.
+          if storage[block] < 0 && cells.count <= Int(Int32.max) - 512 {
+            storage[block] = Int32(cells.appendBlock())
+            blocks.append(Int32(block))
           }
         }
       }
     }
+    cells.withPages { pages in storage.withUnsafeBufferPointer { storage in
+      let buffers = IntegrationBuffers(pages: pages, storage: storage)
+      if stripes <= 1 {
+        for chunk in update.chunks { buffers.add(chunk, stripe: 0, of: 1) }
+      } else {
+        DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
+          for chunk in update.chunks { buffers.add(chunk, stripe: stripe, of: stripes) }
+        }
+      }
+    } }
   }
 
   /// The cell of a voxel given by its offset from the cube's first voxel, if allocated.
@@ -199,26 +210,84 @@ extension VoxelLattice {
 /// One frame update and the volume's cells, as the integrating threads see them: each adds the
 /// entries of its own blocks, so no cell is written by two threads.
 private struct IntegrationBuffers: @unchecked Sendable {
-  let cells: UnsafeMutableBufferPointer<SignedDistanceVolume.Cell>
+  /// The volume's pages (``CellPages``).
+  let pages: UnsafeBufferPointer<UnsafeMutablePointer<SignedDistanceVolume.Cell>>
   let storage: UnsafeBufferPointer<Int32>
-  let updated: UnsafeBufferPointer<Int>
-  let sums: UnsafeBufferPointer<SIMD4<Float>>
-  let weights: UnsafeBufferPointer<Float>
 
-  /// Adds the entries whose block number is `stripe` modulo `stripes`, in update order.
-  func add(stripe: Int, of stripes: Int) {
-    for k in updated.indices {
-      let block = updated[k] >> 9
-      guard stripes == 1 || block % stripes == stripe else { continue }
-      let first = storage[block]
-      guard first >= 0 else { continue }
-      let c = Int(first) + (updated[k] & 511)
-      let sum = sums[k]
-      cells[c].distanceSum += Double(sum.x)
-      cells[c].red += sum.y
-      cells[c].green += sum.z
-      cells[c].blue += sum.w
-      cells[c].weight += weights[k]
+  /// Adds the chunk's entries whose block number is `stripe` modulo `stripes`, in update order.
+  func add(_ chunk: SignedDistanceVolume.FrameUpdate.Chunk, stripe: Int, of stripes: Int) {
+    chunk.cells.withUnsafeBufferPointer { updated in
+      chunk.sums.withUnsafeBufferPointer { sums in
+        chunk.weights.withUnsafeBufferPointer { weights in
+          for k in updated.indices {
+            let block = updated[k] >> 9
+            guard stripes == 1 || block % stripes == stripe else { continue }
+            let first = storage[block]
+            guard first >= 0 else { continue }
+            let c = Int(first) + (updated[k] & 511)
+            let cell = pages[c / CellPages.cellsPerPage] + c % CellPages.cellsPerPage
+            let sum = sums[k]
+            cell.pointee.distanceSum += Double(sum.x)
+            cell.pointee.red += sum.y
+            cell.pointee.green += sum.z
+            cell.pointee.blue += sum.w
+            cell.pointee.weight += weights[k]
+          }
+        }
+      }
     }
+  }
+}
+
+/// A volume's cells in pages of ``cellsPerPage`` that never move once allocated: a volume that
+/// grows adds a page where an array would copy all its cells into one twice as large, holding
+/// both copies at once (a head's 1.5 million cells, 36 MB, grown so would momentarily need as
+/// much again). The volume copies the pages before changing cells another volume shares.
+final class CellPages: @unchecked Sendable {
+  /// Blocks of 512 cells a page holds: 64, 768 KiB of cells.
+  static let blocksPerPage = 64
+  static let cellsPerPage = blocksPerPage * 512
+  private var pages: [UnsafeMutablePointer<SignedDistanceVolume.Cell>] = []
+  /// Cells allocated so far (512 a block).
+  private(set) var count = 0
+
+  init() {}
+
+  deinit { for page in pages { page.deallocate() } }
+
+  /// A copy of the allocated cells in pages of its own.
+  func copy() -> CellPages {
+    let other = CellPages()
+    for (index, page) in pages.enumerated() {
+      let copy = UnsafeMutablePointer<SignedDistanceVolume.Cell>.allocate(capacity: Self.cellsPerPage)
+      copy.initialize(from: page, count: min(Self.cellsPerPage, count - index * Self.cellsPerPage))
+      other.pages.append(copy)
+    }
+    other.count = count
+    return other
+  }
+
+  /// Allocates one block's 512 empty cells and returns the first one's index.
+  func appendBlock() -> Int {
+    let first = count
+    if first % Self.cellsPerPage == 0 { pages.append(.allocate(capacity: Self.cellsPerPage)) }
+    (pages[first / Self.cellsPerPage] + first % Self.cellsPerPage).initialize(repeating: SignedDistanceVolume.Cell(), count: 512)
+    count += 512
+    return first
+  }
+
+  /// Calls `body` with the pages' first cells (page `i` holds cells `i·cellsPerPage` on); no page
+  /// is added meanwhile.
+  func withPages<Result>(_ body: (UnsafeBufferPointer<UnsafeMutablePointer<SignedDistanceVolume.Cell>>) throws -> Result) rethrows -> Result {
+    try pages.withUnsafeBufferPointer(body)
+  }
+
+  /// The cell at `index` (below ``count``).
+  subscript(index: Int) -> SignedDistanceVolume.Cell { pointer(index).pointee }
+
+  /// Where the cell at `index` (below ``count``) lives; it stays there while the pages live.
+  @inline(__always)
+  func pointer(_ index: Int) -> UnsafeMutablePointer<SignedDistanceVolume.Cell> {
+    pages[index / Self.cellsPerPage] + index % Self.cellsPerPage
   }
 }

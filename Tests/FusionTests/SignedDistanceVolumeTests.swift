@@ -158,12 +158,20 @@ struct SignedDistanceVolumeTests {
     // makes a quarter of the updates.
     let every = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1)
     let second = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2)
-    // A worker's scratch table and an integrated update's arrays, lent to the next frames, give
-    // the same updates.
+    // A worker's scratch table and integrated updates' chunks, lent to the next frames, give
+    // the same updates; every chunk but the last is full.
     let scratch = FrameUpdateScratch()
-    let lent = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2, scratch: scratch, reusing: every)
-    let again = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, scratch: scratch, reusing: lent)
+    let chunks = FrameUpdateChunks()
+    let lent = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2, scratch: scratch, chunks: chunks)
+    chunks.recycle(lent)
+    let again = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, scratch: scratch, chunks: chunks)
     #expect(again.cells == every.cells && again.sums == every.sums && again.weights == every.weights)
+    #expect(every.chunks.count >= 2)
+    let capacity = SignedDistanceVolume.FrameUpdate.chunkCapacity
+    for update in [every, again] {
+      #expect(update.chunks.dropLast().allSatisfy { $0.cells.count == capacity && $0.sums.count == capacity && $0.weights.count == capacity })
+      #expect(update.count == update.cells.count && update.count > (update.chunks.count - 1) * capacity)
+    }
     #expect(every.count < Set(every.cells).count * 6 / 5)
     let ratio = every.weights.reduce(0, +) / second.weights.reduce(0, +)
     #expect(ratio > 3.6 && ratio < 4.4)
