@@ -1,7 +1,7 @@
 /// Frame-sized buffers that a parallel stage's workers hand back after a work item and take
 /// again for the next, instead of allocating and freeing them once a frame.
 ///
-/// The `headscan` command maps every allocation of 256 KiB or more afresh (so that peak memory
+/// The `headscan` command maps every allocation of 512 KiB or more afresh (so that peak memory
 /// does not grow with the worker threads' arenas); a buffer taken from here is already mapped
 /// and faulted in, which spares the kernel's page zeroing and the unmapping a frame. The pool
 /// keeps at most `limit` buffers (one a running worker): memory is bounded by the workers, not
