@@ -128,7 +128,7 @@ func fuseSignedDistance(
   // Each worker's frame and sums' table, and the integrated updates' chunks, serve the next frames.
   let workers = workerCount(options.workers)
   let spares = SparePool<FusionBuffers>(limit: threadsRunning(workers: workers))
-  let integrated = FrameUpdateChunks()
+  let integrated = FrameUpdateChunks(limit: .max)
   // The updates are added in frame order on this thread, a frame's blocks split among this many
   // threads: a frame takes a worker about five times as long to compute as to add, so a quarter
   // of the running workers' threads keeps up with them.

@@ -311,25 +311,14 @@ extension SignedDistanceVolume.FrameUpdate.Chunk {
 }
 
 /// The chunks of integrated frame updates, handed back for the next frames' updates
-/// (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:)``):
-/// it keeps every chunk handed back, so it never holds more than the frames' updates held at
-/// once.
-final class FrameUpdateChunks: Sendable {
-  private let spares = Locked<[SignedDistanceVolume.FrameUpdate.Chunk]>([])
+/// (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:)``).
+/// Made with no limit (`FrameUpdateChunks(limit: .max)`), it keeps every chunk handed back, so
+/// it never holds more than the frames' updates held at once.
+typealias FrameUpdateChunks = SparePool<SignedDistanceVolume.FrameUpdate.Chunk>
 
-  init() {}
-
-  /// A chunk handed back earlier, or `nil` when none is spare.
-  func take() -> SignedDistanceVolume.FrameUpdate.Chunk? { spares.withLock { $0.popLast() } }
-
-  /// Hands one chunk back.
-  func put(_ chunk: SignedDistanceVolume.FrameUpdate.Chunk) { spares.withLock { $0.append(chunk) } }
-
+extension SparePool where Value == SignedDistanceVolume.FrameUpdate.Chunk {
   /// Hands back every chunk of an integrated update.
   func recycle(_ update: SignedDistanceVolume.FrameUpdate) {
-    spares.withLock { $0.append(contentsOf: update.chunks) }
+    for chunk in update.chunks { put(chunk) }
   }
-
-  /// Frees every chunk kept.
-  func drain() { spares.withLock { $0 = [] } }
 }

@@ -224,8 +224,7 @@ private struct IntegrationBuffers: @unchecked Sendable {
             guard stripes == 1 || block % stripes == stripe else { continue }
             let first = storage[block]
             guard first >= 0 else { continue }
-            let c = Int(first) + (updated[k] & 511)
-            let cell = pages[c / CellPages.cellsPerPage] + c % CellPages.cellsPerPage
+            let cell = CellPages.cell(Int(first) + (updated[k] & 511), in: pages)
             let sum = sums[k]
             cell.pointee.distanceSum += Double(sum.x)
             cell.pointee.red += sum.y
@@ -288,6 +287,14 @@ final class CellPages: @unchecked Sendable {
   /// Where the cell at `index` (below ``count``) lives; it stays there while the pages live.
   @inline(__always)
   func pointer(_ index: Int) -> UnsafeMutablePointer<SignedDistanceVolume.Cell> {
-    pages[index / Self.cellsPerPage] + index % Self.cellsPerPage
+    pages.withUnsafeBufferPointer { Self.cell(index, in: $0) }
+  }
+
+  /// The cell at `index` among `pages` (``withPages(_:)``).
+  @inline(__always)
+  static func cell(
+    _ index: Int, in pages: UnsafeBufferPointer<UnsafeMutablePointer<SignedDistanceVolume.Cell>>
+  ) -> UnsafeMutablePointer<SignedDistanceVolume.Cell> {
+    pages[index / cellsPerPage] + index % cellsPerPage
   }
 }

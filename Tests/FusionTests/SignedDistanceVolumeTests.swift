@@ -161,7 +161,7 @@ struct SignedDistanceVolumeTests {
     // A worker's scratch table and integrated updates' chunks, lent to the next frames, give
     // the same updates; every chunk but the last is full.
     let scratch = FrameUpdateScratch()
-    let chunks = FrameUpdateChunks()
+    let chunks = FrameUpdateChunks(limit: .max)
     let lent = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2, scratch: scratch, chunks: chunks)
     chunks.recycle(lent)
     let again = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, scratch: scratch, chunks: chunks)
