@@ -125,22 +125,31 @@ func fuseSignedDistance(
   }
   let region = SignedDistanceVolume.Region(
     centre: projection.centre, inner: projection.inner, outer: projection.outer, headRadius: projection.headRadius)
-  // Each worker's frame and sums' table, and the integrated updates' chunks, serve the next frames.
+  // Up to `threadsPerFrame` running threads march a frame each; above that, one frame is read
+  // and updated at once for every `threadsPerFrame` threads, each frame's strips shared among
+  // the cores, so that the frames in flight (each a frame read and its update, about 6 MB at
+  // 640×480) grow with a quarter of the threads. The update is the same either way.
   let workers = workerCount(options.workers)
-  let spares = SparePool<FusionBuffers>(limit: threadsRunning(workers: workers))
+  let threads = threadsRunning(workers: workers)
+  let parallelStrips = threads > threadsPerFrame
+  let frameWorkers = parallelStrips ? (threads + threadsPerFrame - 1) / threadsPerFrame : threads
+  // Each frame worker's frame, the strips' sums tables, and the integrated updates' chunks serve
+  // the next frames.
+  let spares = SparePool<ScanFrame>(limit: frameWorkers)
+  let tables = FrameUpdateScratch(limit: threads)
   let integrated = FrameUpdateChunks(limit: .max)
   // The updates are added in frame order on this thread, a frame's blocks split among this many
-  // threads: a frame takes a worker about five times as long to compute as to add, so a quarter
-  // of the running workers' threads keeps up with them.
-  let stripes = max(1, threadsRunning(workers: workers) / 4)
+  // threads: a frame takes a thread about five times as long to compute as to add, so a quarter
+  // of the running threads keeps up with them.
+  let stripes = max(1, threads / 4)
   try forEachInParallelBatches(
-    frames, workers: workers,
+    frames, workers: frameWorkers, inFlight: 2 * frameWorkers,
     work: { [band = volume.band] frame in
-      var buffers = spares.take() ?? FusionBuffers()
-      defer { spares.put(buffers) }
+      var buffer = spares.take()
+      defer { if let buffer { spares.put(buffer) } }
+      let read = try scan.frame(at: frame.index, reusing: &buffer)
       return band.frameUpdate(
-        try scan.frame(at: frame.index, reusing: &buffers.frame), worldFromCamera: frame.pose, region: region, scratch: buffers.scratch,
-        chunks: integrated)
+        read, worldFromCamera: frame.pose, region: region, scratch: tables, chunks: integrated, parallelStrips: parallelStrips)
     },
     consume: {
       volume.integrate($0, stripes: stripes)
@@ -148,17 +157,18 @@ func fuseSignedDistance(
     },
     progress: { progress?($0, $1) })
   spares.drain()
+  tables.drain()
   integrated.drain()
   return FusedCloud(
     path: scan.path, points: volume.surface(minimumWeight: Float(options.minimumObservations)), headCentre: projection.centre,
     framesFused: frames.count, refinedPoses: [:], truncation: truncation)
 }
 
-/// A signed-distance fusion worker's frame and sums' table, read and written again for its next frame.
-private struct FusionBuffers: Sendable {
-  var frame: ScanFrame?
-  let scratch = FrameUpdateScratch()
-}
+/// The running threads a frame in flight stands for in the signed-distance fusion above this
+/// many threads (up to it, each thread marches a frame of its own): 4. A frame's read takes about
+/// a twentieth of its update's time, so four threads' worth of strips a frame keeps the cores
+/// busy while the frame workers read.
+let threadsPerFrame = 4
 
 /// Settings of the cleaning stage (``cleanCloud(_:options:)``).
 public struct CleaningOptions: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import Dispatch
 internal import _GeometryShim
 import Registration
 import PointCloud
@@ -16,85 +17,52 @@ struct SignedDistanceBand: Sendable {
   /// over `jumpLimit` metres to a 4-neighbour: a flying pixel between foreground and background)
   /// marches along its ray through the band and updates each voxel it passes once. Without a
   /// `pixelStep`, the step is ``pixelStep(for:worldFromCamera:region:)``: rays about one voxel apart on the surface.
-  /// The updates are summed per voxel within the frame before they are handed over, so the
-  /// volume receives each voxel about once a frame. `worldFromCamera` in metres.
+  /// The updates are summed per voxel within each vertical strip of ``stripRays`` rays before
+  /// they are handed over, so the volume receives each voxel about once a frame.
+  /// `worldFromCamera` in metres.
   ///
-  /// `scratch` and `chunks` (the chunks of updates the volume has integrated) lend their memory
-  /// to this one, so that a worker updating frame after frame allocates none; the updates are
-  /// the same.
+  /// The strips are summed independently of one another and their entries handed over in strip
+  /// order, so `parallelStrips` (each strip a work item of the shared dispatch pool, whose
+  /// threads take the strips of every frame being updated) changes when the update is ready,
+  /// never what it holds.
+  /// `scratch` (tables for the per-strip sums) and `chunks` (the chunks of updates the volume has
+  /// integrated) lend their memory to this one, so that a worker updating frame after frame
+  /// allocates none; the updates are the same.
   func frameUpdate(
     _ frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?, pixelStep: Int? = nil,
-    jumpLimit: Float = 0.006, scratch: FrameUpdateScratch? = nil, chunks: FrameUpdateChunks? = nil
+    jumpLimit: Float = 0.006, scratch: FrameUpdateScratch? = nil, chunks: FrameUpdateChunks? = nil, parallelStrips: Bool = false
   ) -> SignedDistanceVolume.FrameUpdate {
     let depth = frame.depth, colour = frame.color
-    let k = depth.intrinsics
     guard depth.width >= 3, depth.height >= 3, depth.metres.count == depth.width * depth.height,
       colour.width > 0, colour.height > 0, colour.bgra.count >= 4 * colour.width * colour.height
     else { return SignedDistanceVolume.FrameUpdate() }
-    // The colour pixel of each depth column and row (the maps see the same rays: depth is registered to colour).
-    let colourX = (0..<depth.width).map { min(colour.width - 1, Int((Double($0) + 0.5) * Double(colour.width) / Double(depth.width))) }
-    let colourY = (0..<depth.height).map { min(colour.height - 1, Int((Double($0) + 0.5) * Double(colour.height) / Double(depth.height))) }
-    let (c0, c1, c2) = worldFromCamera.rotation.columns
-    let origin = worldFromCamera.translation
     let step = max(1, pixelStep ?? self.pixelStep(for: frame, worldFromCamera: worldFromCamera, region: region))
-    var nearest = -Float.infinity, farthest = Float.infinity
-    if let region {
-      let offset = origin - region.centre
-      (nearest, farthest) = shellDepths(depth, cameraToCentre: (offset * offset).sum().squareRoot(), outer: region.outer)
-    }
-    var sums = FrameSums(scratch: scratch, chunks: chunks)
-    // The march works in voxel units from the lattice's first voxel corner.
-    let march = RayMarch(lattice: lattice, truncation: truncation, origin: origin)
+    let rays = FrameRays(band: self, frame: frame, worldFromCamera: worldFromCamera, region: region, step: step, jumpLimit: jumpLimit)
     // Rays in vertical strips of `Self.stripRays` rays, each strip top to bottom: the voxels a ray
     // shares with the ray one row up were updated a strip's width ago, still in the sums' table.
-    let stripWidth = Self.stripRays * step
-    // One ray's voxels and signed distances (a ray visits at most `steps + 1`).
-    let samples = UnsafeMutablePointer<(cell: Int, distance: Float)>.allocate(capacity: march.steps + 1)
-    defer { samples.deallocate() }
-    depth.metres.withUnsafeBufferPointer { z in
-      colour.bgra.withUnsafeBufferPointer { bgra in
-        for left in Swift.stride(from: 1, to: depth.width - 1, by: stripWidth) {
-          for y in Swift.stride(from: 1, to: depth.height - 1, by: step) {
-            let rowRay = (Double(y) - k.cy) / k.fy * c1 + c2
-            let colourRow = colourY[y] * colour.width
-            for x in Swift.stride(from: left, to: min(left + stripWidth, depth.width - 1), by: step) {
-              let i = y * depth.width + x
-              let d = z[i]
-              guard d > 0, d >= nearest, d <= farthest, d.isFinite else { continue }
-              guard abs(z[i - 1] - d) <= jumpLimit, abs(z[i + 1] - d) <= jumpLimit, abs(z[i - depth.width] - d) <= jumpLimit,
-                abs(z[i + depth.width] - d) <= jumpLimit
-              else { continue }
-              // ray: point at optical depth s is origin + s·ray; its metric length per unit depth is |ray|.
-              let ray = (Double(x) - k.cx) / k.fx * c0 + rowRay
-              let rayLength = (ray * ray).sum().squareRoot()
-              let unit = ray / rayLength
-              let surfaceRange = Double(d) * rayLength
-              if let region {
-                let offset = origin + surfaceRange * unit - region.centre
-                let r2 = (offset * offset).sum()
-                guard r2 >= region.inner * region.inner && r2 <= region.outer * region.outer else { continue }
-              }
-              let c = 4 * (colourRow + colourX[x])
-              let rgb = SIMD3<Float>(Float(bgra[c + 2]), Float(bgra[c + 1]), Float(bgra[c]))
-              // The ray's voxels first, each one's table entry prefetched, then the updates: the
-              // same updates in the same order, the entries' loads (mostly misses of the first-level
-              // cache) overlapped instead of one after another.
-              var n = 0
-              march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in
-                samples[n] = (cell, signed)
-                n += 1
-                sums.prefetch(cell)
-              }
-              for j in 0..<n { sums.add(samples[j].cell, distance: samples[j].distance, colour: rgb) }
-            }
-          }
-        }
+    let strips = Array(Swift.stride(from: 1, to: depth.width - 1, by: Self.stripRays * step))
+    guard parallelStrips && strips.count > 1 else {
+      let table = scratch?.take() ?? FrameSumsTable()
+      defer { scratch?.put(table) }
+      var sums = FrameSums(table: table, chunks: chunks)
+      for left in strips {
+        rays.march(stripFrom: left, into: &sums)
+        sums.flush()
       }
+      return sums.finish()
     }
-    return sums.finish()
+    let updates = ResultSlots<SignedDistanceVolume.FrameUpdate>(count: strips.count)
+    DispatchQueue.concurrentPerform(iterations: strips.count) { index in
+      let table = scratch?.take() ?? FrameSumsTable()
+      defer { scratch?.put(table) }
+      var sums = FrameSums(table: table, chunks: chunks)
+      rays.march(stripFrom: strips[index], into: &sums)
+      updates.store(sums.finish(), at: index)
+    }
+    return SignedDistanceVolume.FrameUpdate(chunks: updates.takeAll().flatMap(\.chunks))
   }
 
-  /// Rays across one strip of the frame's traversal (``frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``).
+  /// Rays across one strip of the frame's traversal (``frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``).
   static let stripRays = 32
 
   /// The pixel step that puts neighbouring rays about one voxel apart where this frame sees the
@@ -193,43 +161,115 @@ private struct RayMarch {
   }
 }
 
-/// One frame's updates summed per voxel in a small direct-mapped table: neighbouring rays pass the
-/// same voxels, so most updates land on an entry already there; an entry pushed out by another
-/// voxel is handed over as it is (the volume adds sums, so a voxel handed over twice is the same).
-///
-/// The table is one block of 8192 entries of 32 bytes (256 KB): small enough to stay in a core's
-/// second-level cache while the frame streams past (a 1 MB table lost a third of the march's
-/// time to cache misses, docs/performance.md); the strips of the frame's rays keep the voxels a
-/// ray shares with its neighbours within a few hundred entries of each other. Owned by the
-/// frame's ``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``
-/// call: ``finish()`` hands the sums over and frees it, unless it is a ``FrameUpdateScratch``'s.
-private struct FrameSums {
-  static let slotsLog2 = 13
-  fileprivate struct Entry {
-    var key: Int
-    var distance: Float
-    var weight: Float
-    var red: Float, green: Float, blue: Float
+/// One frame's rays, ready to march strip by strip: the depth and colour maps, the camera, the
+/// shell depths and the pixel step (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``).
+private struct FrameRays: @unchecked Sendable {
+  let depth: DepthMap
+  let colour: ColorImage
+  let region: SignedDistanceVolume.Region?
+  let origin: SIMD3<Double>
+  let axes: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
+  let step: Int
+  let jumpLimit: Float
+  let nearest: Float, farthest: Float
+  let march: RayMarch
+  /// The colour pixel of each depth column and row (the maps see the same rays: depth is registered to colour).
+  let colourX: [Int], colourY: [Int]
+
+  init(band: SignedDistanceBand, frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?, step: Int, jumpLimit: Float) {
+    depth = frame.depth
+    colour = frame.color
+    self.region = region
+    self.step = step
+    self.jumpLimit = jumpLimit
+    colourX = (0..<depth.width).map { [colour, depth] in min(colour.width - 1, Int((Double($0) + 0.5) * Double(colour.width) / Double(depth.width))) }
+    colourY = (0..<depth.height).map { [colour, depth] in min(colour.height - 1, Int((Double($0) + 0.5) * Double(colour.height) / Double(depth.height))) }
+    axes = worldFromCamera.rotation.columns
+    origin = worldFromCamera.translation
+    var nearest = -Float.infinity, farthest = Float.infinity
+    if let region {
+      let offset = origin - region.centre
+      (nearest, farthest) = shellDepths(depth, cameraToCentre: (offset * offset).sum().squareRoot(), outer: region.outer)
+    }
+    (self.nearest, self.farthest) = (nearest, farthest)
+    // The march works in voxel units from the lattice's first voxel corner.
+    march = RayMarch(lattice: band.lattice, truncation: band.truncation, origin: origin)
   }
-  private let table: UnsafeMutablePointer<Entry>
-  /// Whether the table is this value's own, freed by ``finish()`` (not a scratch's).
-  private let ownsTable: Bool
+
+  /// Adds the samples of the strip of ``SignedDistanceBand/stripRays`` rays from column `left`
+  /// on, top to bottom, to `sums`.
+  @inline(__always)
+  func march(stripFrom left: Int, into sums: inout FrameSums) {
+    let (depth, colour, region, origin, step, jumpLimit) = (depth, colour, region, origin, step, jumpLimit)
+    let (nearest, farthest, march, colourX, colourY) = (nearest, farthest, march, colourX, colourY)
+    let k = depth.intrinsics
+    let (c0, c1, c2) = axes
+    let right = min(left + SignedDistanceBand.stripRays * step, depth.width - 1)
+    // One ray's voxels and signed distances (a ray visits at most `steps + 1`).
+    let samples = UnsafeMutablePointer<(cell: Int, distance: Float)>.allocate(capacity: march.steps + 1)
+    defer { samples.deallocate() }
+    depth.metres.withUnsafeBufferPointer { z in
+      colour.bgra.withUnsafeBufferPointer { bgra in
+        for y in Swift.stride(from: 1, to: depth.height - 1, by: step) {
+          let rowRay = (Double(y) - k.cy) / k.fy * c1 + c2
+          let colourRow = colourY[y] * colour.width
+          for x in Swift.stride(from: left, to: right, by: step) {
+            let i = y * depth.width + x
+            let d = z[i]
+            guard d > 0, d >= nearest, d <= farthest, d.isFinite else { continue }
+            guard abs(z[i - 1] - d) <= jumpLimit, abs(z[i + 1] - d) <= jumpLimit, abs(z[i - depth.width] - d) <= jumpLimit,
+              abs(z[i + depth.width] - d) <= jumpLimit
+            else { continue }
+            // ray: point at optical depth s is origin + s·ray; its metric length per unit depth is |ray|.
+            let ray = (Double(x) - k.cx) / k.fx * c0 + rowRay
+            let rayLength = (ray * ray).sum().squareRoot()
+            let unit = ray / rayLength
+            let surfaceRange = Double(d) * rayLength
+            if let region {
+              let offset = origin + surfaceRange * unit - region.centre
+              let r2 = (offset * offset).sum()
+              guard r2 >= region.inner * region.inner && r2 <= region.outer * region.outer else { continue }
+            }
+            let c = 4 * (colourRow + colourX[x])
+            let rgb = SIMD3<Float>(Float(bgra[c + 2]), Float(bgra[c + 1]), Float(bgra[c]))
+            // The ray's voxels first, each one's table entry prefetched, then the updates: the
+            // same updates in the same order, the entries' loads (mostly misses of the first-level
+            // cache) overlapped instead of one after another.
+            var n = 0
+            march.run(along: unit, surfaceRange: surfaceRange) { cell, signed in
+              samples[n] = (cell, signed)
+              n += 1
+              sums.prefetch(cell)
+            }
+            for j in 0..<n { sums.add(samples[j].cell, distance: samples[j].distance, colour: rgb) }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// One strip's updates (or, flushed after each strip, a frame's) summed per voxel in a small
+/// direct-mapped table: neighbouring rays pass the same voxels, so most updates land on an entry
+/// already there; an entry pushed out by another voxel is handed over as it is (the volume adds
+/// sums, so a voxel handed over twice is the same). ``flush()`` hands over what the table holds,
+/// in the order the slots were first taken, and leaves it empty, so a strip's entries depend on
+/// that strip alone.
+private struct FrameSums {
+  private let entries: UnsafeMutablePointer<FrameSumsTable.Entry>
+  private let taken: UnsafeMutablePointer<Int32>
+  /// Slots taken since the last flush (listed in `taken`).
+  private var takenCount = 0
   private var out = SignedDistanceVolume.FrameUpdate()
   /// The chunk being filled (its arrays uniquely referenced, appended to in place).
   private var current: SignedDistanceVolume.FrameUpdate.Chunk
   private let chunks: FrameUpdateChunks?
 
-  /// Sums in `scratch`'s table (or a table of its own), handed over in chunks from `chunks`
-  /// (or new ones).
-  init(scratch: FrameUpdateScratch?, chunks: FrameUpdateChunks?) {
-    if let scratch {
-      table = scratch.table
-      ownsTable = false
-    } else {
-      table = .allocate(capacity: 1 << Self.slotsLog2)
-      ownsTable = true
-    }
-    table.initialize(repeating: Entry(key: -1, distance: 0, weight: 0, red: 0, green: 0, blue: 0), count: 1 << Self.slotsLog2)
+  /// Sums in `table` (empty, as every table is between uses, and left so by ``finish()``),
+  /// handed over in chunks from `chunks` (or new ones).
+  init(table: FrameSumsTable, chunks: FrameUpdateChunks?) {
+    entries = table.entries
+    taken = table.taken
     self.chunks = chunks
     current = chunks?.take() ?? SignedDistanceVolume.FrameUpdate.Chunk()
     current.empty()
@@ -237,19 +277,25 @@ private struct FrameSums {
 
   @inline(__always)
   private static func slot(_ cell: Int) -> Int {
-    Int(truncatingIfNeeded: UInt(bitPattern: cell &* -7_046_029_254_386_353_131) >> UInt(64 - slotsLog2))
+    Int(truncatingIfNeeded: UInt(bitPattern: cell &* -7_046_029_254_386_353_131) >> UInt(64 - FrameSumsTable.slotsLog2))
   }
 
   /// Starts bringing `cell`'s entry into the cache for an ``add(_:distance:colour:)`` soon after.
   @inline(__always)
-  func prefetch(_ cell: Int) { gs_prefetch_for_write(table + Self.slot(cell)) }
+  func prefetch(_ cell: Int) { gs_prefetch_for_write(entries + Self.slot(cell)) }
 
   @inline(__always)
   mutating func add(_ cell: Int, distance: Float, colour: SIMD3<Float>) {
-    let entry = table + Self.slot(cell)
+    let slot = Self.slot(cell)
+    let entry = entries + slot
     if entry.pointee.key != cell {
-      if entry.pointee.key >= 0 { append(entry.pointee) }
-      entry.pointee = Entry(key: cell, distance: distance, weight: 1, red: colour.x, green: colour.y, blue: colour.z)
+      if entry.pointee.key >= 0 {
+        append(entry.pointee)
+      } else {
+        taken[takenCount] = Int32(truncatingIfNeeded: slot)
+        takenCount += 1
+      }
+      entry.pointee = FrameSumsTable.Entry(key: cell, distance: distance, weight: 1, red: colour.x, green: colour.y, blue: colour.z)
     } else {
       entry.pointee.distance += distance
       entry.pointee.weight += 1
@@ -259,10 +305,20 @@ private struct FrameSums {
     }
   }
 
-  /// Every voxel's sums, in the order they were handed over; frees the table (call once, last).
+  /// Hands over every entry the table holds, in the order their slots were first taken, and
+  /// empties it.
+  mutating func flush() {
+    for n in 0..<takenCount {
+      let entry = entries + Int(taken[n])
+      append(entry.pointee)
+      entry.pointee.key = -1
+    }
+    takenCount = 0
+  }
+
+  /// Every voxel's sums, in the order they were handed over, the table left empty (call once, last).
   mutating func finish() -> SignedDistanceVolume.FrameUpdate {
-    for slot in 0..<(1 << Self.slotsLog2) where table[slot].key >= 0 { append(table[slot]) }
-    if ownsTable { table.deallocate() }
+    flush()
     if current.cells.isEmpty {
       chunks?.put(current)
     } else {
@@ -274,7 +330,7 @@ private struct FrameSums {
 
   /// Appends an entry to the chunk being filled, starting the next chunk when it is full.
   @inline(__always)
-  private mutating func append(_ entry: Entry) {
+  private mutating func append(_ entry: FrameSumsTable.Entry) {
     if current.cells.count == SignedDistanceVolume.FrameUpdate.chunkCapacity {
       out.chunks.append(current)
       current = chunks?.take() ?? SignedDistanceVolume.FrameUpdate.Chunk()
@@ -286,16 +342,40 @@ private struct FrameSums {
   }
 }
 
-/// The table of a ``FrameSums``, kept by a worker from one frame's update to the next (the
-/// allocation and its first writes cost more than the frame's rays at 1 mm voxels).
-final class FrameUpdateScratch: @unchecked Sendable {
-  // Written only by the one frame update that holds the scratch at a time.
-  fileprivate let table: UnsafeMutablePointer<FrameSums.Entry>
+/// The table of a ``FrameSums``: 8192 entries of 32 bytes (256 KB), small enough to stay in a
+/// core's second-level cache while a strip streams past (a 1 MB table lost a third of the
+/// march's time to cache misses, docs/performance.md); the voxels a ray shares with the ray one
+/// row up lie within a few hundred entries of each other. Empty between uses, so a worker keeps
+/// one from frame to frame (the allocation and its first writes cost more than a frame's rays
+/// at 1 mm voxels) and hands it to the next strip without clearing all of it.
+final class FrameSumsTable: @unchecked Sendable {
+  static let slotsLog2 = 13
+  fileprivate struct Entry {
+    var key: Int
+    var distance: Float
+    var weight: Float
+    var red: Float, green: Float, blue: Float
+  }
+  // Written only by the one ``FrameSums`` that holds the table at a time.
+  fileprivate let entries: UnsafeMutablePointer<Entry>
+  /// The slots taken since the last flush, in the order they were taken.
+  fileprivate let taken: UnsafeMutablePointer<Int32>
 
-  init() { table = .allocate(capacity: 1 << FrameSums.slotsLog2) }
+  init() {
+    entries = .allocate(capacity: 1 << Self.slotsLog2)
+    entries.initialize(repeating: Entry(key: -1, distance: 0, weight: 0, red: 0, green: 0, blue: 0), count: 1 << Self.slotsLog2)
+    taken = .allocate(capacity: 1 << Self.slotsLog2)
+  }
 
-  deinit { table.deallocate() }
+  deinit {
+    entries.deallocate()
+    taken.deallocate()
+  }
 }
+
+/// The tables of the frame updates' sums, lent from one frame's update (or strip) to the next;
+/// made with a limit of one a running thread.
+typealias FrameUpdateScratch = SparePool<FrameSumsTable>
 
 extension SignedDistanceVolume.FrameUpdate.Chunk {
   /// Empties the chunk, keeping (or first reserving) room for a whole chunk.
@@ -311,7 +391,7 @@ extension SignedDistanceVolume.FrameUpdate.Chunk {
 }
 
 /// The chunks of integrated frame updates, handed back for the next frames' updates
-/// (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:)``).
+/// (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``).
 /// Made with no limit (`FrameUpdateChunks(limit: .max)`), it keeps every chunk handed back, so
 /// it never holds more than the frames' updates held at once.
 typealias FrameUpdateChunks = SparePool<SignedDistanceVolume.FrameUpdate.Chunk>

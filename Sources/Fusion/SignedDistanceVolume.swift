@@ -16,7 +16,7 @@ import ScanIO
 /// shell as thick and as rough as one frame's noise.
 ///
 /// Blocks are allocated where a frame first reaches them, so memory follows the surface. Updates
-/// are computed per frame off the owning thread (``frameUpdate(_:worldFromCamera:region:)``, a pure
+/// are computed per frame off the owning thread (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``, a pure
 /// function) and applied in frame order (``integrate(_:)``), so the result does not depend on
 /// which thread computed which frame.
 struct SignedDistanceVolume {
@@ -33,8 +33,8 @@ struct SignedDistanceVolume {
     var colour: SIMD3<Float> { weight > 0 ? SIMD3(red, green, blue) / weight : .zero }
   }
 
-  /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:)``),
-  /// summed per voxel: a voxel cell; its signed distances' sum (truncation units) and colour sums
+  /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``),
+  /// summed per voxel within each strip of rays: a voxel cell; its signed distances' sum (truncation units) and colour sums
   /// (r, g, b); and how many updates they sum. A cell may appear more than once.
   ///
   /// The entries lie in chunks of at most ``chunkCapacity``, in order: a frame's update holds
@@ -48,8 +48,10 @@ struct SignedDistanceVolume {
       var sums: [SIMD4<Float>] = []
       var weights: [Float] = []
     }
-    /// Entries a chunk holds: 16 384 (448 KiB of cells, sums and weights).
-    static let chunkCapacity = 1 << 14
+    /// Entries a chunk holds: 4096 (112 KiB of cells, sums and weights). A strip marched on a
+    /// thread of its own starts a chunk of its own; a frame's strips hold about 11 000 entries
+    /// each at 1 mm voxels, so its last chunk, partly filled, wastes a fraction of a strip's.
+    static let chunkCapacity = 1 << 12
     var chunks: [Chunk] = []
     var count: Int { chunks.reduce(0) { $0 + $1.cells.count } }
     /// The entries' cells, sums and weights in order, each as one array (for inspection).

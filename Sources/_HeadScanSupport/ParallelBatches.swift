@@ -48,10 +48,13 @@ package func threadsRunning(workers: Int) -> Int { min(max(1, workers), coresAva
 /// consumes finished results in order, so a serial `consume` overlaps with the parallel work
 /// and no worker waits for the slowest item of a batch. At most ``threadsRunning(workers:)``
 /// threads work at once, and they stay at most ``itemsInFlight(workers:)`` items ahead of the
-/// consumer: memory holds that many items at most, the same for 16 workers as for one a core.
+/// consumer (or `inFlight`): memory holds that many items at most, the same for 16 workers as
+/// for one a core.
 /// - Parameters:
 ///   - items: what to work on, in order.
 ///   - workers: worker threads (``workerCount(_:)``: `nil` is one a core this process may use).
+///   - inFlight: the most items in flight, where a stage's items are large enough to bound more
+///     tightly than ``itemsInFlight(workers:)`` (at least 1; `nil`: that count).
 ///   - work: called concurrently, once an item.
 ///   - consume: called on the calling thread with each result, in item order.
 ///   - progress: called on the calling thread after each batch (2 × workers items, at least 2)
@@ -59,12 +62,12 @@ package func threadsRunning(workers: Int) -> Int { min(max(1, workers), coresAva
 /// - Throws: the first error in item order (from `work` or `consume`), after the items in
 ///   flight have finished.
 package func forEachInParallelBatches<Item: Sendable, Value: Sendable>(
-  _ items: [Item], workers requested: Int? = nil, work: @escaping @Sendable (Item) throws -> Value,
+  _ items: [Item], workers requested: Int? = nil, inFlight: Int? = nil, work: @escaping @Sendable (Item) throws -> Value,
   consume: (Value) throws -> Void, progress: (Int, Int) -> Void = { _, _ in }
 ) throws {
   let workers = workerCount(requested)
   let batch = max(2, workers * 2)
-  let pipeline = OrderedResults<Value>(count: items.count, window: itemsInFlight(workers: workers))
+  let pipeline = OrderedResults<Value>(count: items.count, window: inFlight ?? itemsInFlight(workers: workers))
   let threads = WorkerThreads(min(threadsRunning(workers: workers), items.count)) {
     while let index = pipeline.nextIndex() { pipeline.store(Result { try work(items[index]) }, at: index) }
   }

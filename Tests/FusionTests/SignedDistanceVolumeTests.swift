@@ -158,9 +158,9 @@ struct SignedDistanceVolumeTests {
     // makes a quarter of the updates.
     let every = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1)
     let second = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2)
-    // A worker's scratch table and integrated updates' chunks, lent to the next frames, give
+    // A worker's scratch tables and integrated updates' chunks, lent to the next frames, give
     // the same updates; every chunk but the last is full.
-    let scratch = FrameUpdateScratch()
+    let scratch = FrameUpdateScratch(limit: 4)
     let chunks = FrameUpdateChunks(limit: .max)
     let lent = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 2, scratch: scratch, chunks: chunks)
     chunks.recycle(lent)
@@ -171,6 +171,19 @@ struct SignedDistanceVolumeTests {
     for update in [every, again] {
       #expect(update.chunks.dropLast().allSatisfy { $0.cells.count == capacity && $0.sums.count == capacity && $0.weights.count == capacity })
       #expect(update.count == update.cells.count && update.count > (update.chunks.count - 1) * capacity)
+    }
+    // A frame's strips marched on the dispatch pool's threads (each strip in chunks of its own),
+    // with lent tables and chunks or without, three times over: the same entries in the same
+    // order whatever thread took which strip.
+    chunks.recycle(again)
+    for _ in 0..<3 {
+      let shared = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, parallelStrips: true)
+      let lentToo = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, scratch: scratch, chunks: chunks, parallelStrips: true)
+      for update in [shared, lentToo] {
+        #expect(update.cells == every.cells && update.sums == every.sums && update.weights == every.weights)
+        #expect(update.chunks.count > every.chunks.count && update.chunks.allSatisfy { !$0.cells.isEmpty })
+      }
+      chunks.recycle(lentToo)
     }
     #expect(every.count < Set(every.cells).count * 6 / 5)
     let ratio = every.weights.reduce(0, +) / second.weights.reduce(0, +)
