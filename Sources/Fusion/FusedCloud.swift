@@ -125,14 +125,15 @@ func fuseSignedDistance(
   }
   let region = SignedDistanceVolume.Region(
     centre: projection.centre, inner: projection.inner, outer: projection.outer, headRadius: projection.headRadius)
-  // Up to `threadsPerFrame` running threads march a frame each; above that, one frame is read
-  // and updated at once for every `threadsPerFrame` threads, each frame's strips shared among
-  // the cores, so that the frames in flight (each a frame read and its update, about 6 MB at
+  // Up to `SignedDistanceBand.threadsPerFrame` (4) running threads march a frame each; above
+  // that, one frame is read and updated at once for every 4 threads, its strips marched by 4
+  // threads, so that the frames in flight (each a frame read and its update, about 6 MB at
   // 640×480) grow with a quarter of the threads. The update is the same either way.
   let workers = workerCount(options.workers)
   let threads = threadsRunning(workers: workers)
-  let parallelStrips = threads > threadsPerFrame
-  let frameWorkers = parallelStrips ? (threads + threadsPerFrame - 1) / threadsPerFrame : threads
+  let perFrame = SignedDistanceBand.threadsPerFrame
+  let parallelStrips = threads > perFrame
+  let frameWorkers = parallelStrips ? (threads + perFrame - 1) / perFrame : threads
   // Each frame worker's frame, the strips' sums tables, and the integrated updates' chunks serve
   // the next frames.
   let spares = SparePool<ScanFrame>(limit: frameWorkers)
@@ -163,12 +164,6 @@ func fuseSignedDistance(
     path: scan.path, points: volume.surface(minimumWeight: Float(options.minimumObservations)), headCentre: projection.centre,
     framesFused: frames.count, refinedPoses: [:], truncation: truncation)
 }
-
-/// The running threads a frame in flight stands for in the signed-distance fusion above this
-/// many threads (up to it, each thread marches a frame of its own): 4. A frame's read takes about
-/// a twentieth of its update's time, so four threads' worth of strips a frame keeps the cores
-/// busy while the frame workers read.
-let threadsPerFrame = 4
 
 /// Settings of the cleaning stage (``cleanCloud(_:options:)``).
 public struct CleaningOptions: Sendable, Hashable {

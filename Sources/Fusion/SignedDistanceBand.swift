@@ -22,9 +22,8 @@ struct SignedDistanceBand: Sendable {
   /// `worldFromCamera` in metres.
   ///
   /// The strips are summed independently of one another and their entries handed over in strip
-  /// order, so `parallelStrips` (each strip a work item of the shared dispatch pool, whose
-  /// threads take the strips of every frame being updated) changes when the update is ready,
-  /// never what it holds.
+  /// order, so `parallelStrips` (the strips marched by ``threadsPerFrame`` threads at once, each
+  /// taking the next strip when it is free) changes when the update is ready, never what it holds.
   /// `scratch` (tables for the per-strip sums) and `chunks` (the chunks of updates the volume has
   /// integrated) lend their memory to this one, so that a worker updating frame after frame
   /// allocates none; the updates are the same.
@@ -51,16 +50,24 @@ struct SignedDistanceBand: Sendable {
       }
       return sums.finish()
     }
+    // `threadsPerFrame` threads (this one among them), each taking the next strip when it is free
+    // and keeping one table for its strips.
     let updates = ResultSlots<SignedDistanceVolume.FrameUpdate>(count: strips.count)
-    DispatchQueue.concurrentPerform(iterations: strips.count) { index in
+    let next = IndexDispenser(below: strips.count)
+    DispatchQueue.concurrentPerform(iterations: min(Self.threadsPerFrame, strips.count)) { _ in
       let table = scratch?.take() ?? FrameSumsTable()
       defer { scratch?.put(table) }
-      var sums = FrameSums(table: table, chunks: chunks)
-      rays.march(stripFrom: strips[index], into: &sums)
-      updates.store(sums.finish(), at: index)
+      while let index = next.take() {
+        var sums = FrameSums(table: table, chunks: chunks)
+        rays.march(stripFrom: strips[index], into: &sums)
+        updates.store(sums.finish(), at: index)
+      }
     }
     return SignedDistanceVolume.FrameUpdate(chunks: updates.takeAll().flatMap(\.chunks))
   }
+
+  /// Threads that march one frame's strips with `parallelStrips`: 4.
+  static let threadsPerFrame = 4
 
   /// Rays across one strip of the frame's traversal (``frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``).
   static let stripRays = 32
@@ -256,6 +263,8 @@ private struct FrameRays: @unchecked Sendable {
 /// in the order the slots were first taken, and leaves it empty, so a strip's entries depend on
 /// that strip alone.
 private struct FrameSums {
+  /// The table, held so that it lives while its entries are written.
+  private let table: FrameSumsTable
   private let entries: UnsafeMutablePointer<FrameSumsTable.Entry>
   private let taken: UnsafeMutablePointer<Int32>
   /// Slots taken since the last flush (listed in `taken`).
@@ -268,6 +277,7 @@ private struct FrameSums {
   /// Sums in `table` (empty, as every table is between uses, and left so by ``finish()``),
   /// handed over in chunks from `chunks` (or new ones).
   init(table: FrameSumsTable, chunks: FrameUpdateChunks?) {
+    self.table = table
     entries = table.entries
     taken = table.taken
     self.chunks = chunks
@@ -342,7 +352,7 @@ private struct FrameSums {
   }
 }
 
-/// The table of a ``FrameSums``: 8192 entries of 32 bytes (256 KB), small enough to stay in a
+/// The table of a ``FrameSums``: 8192 entries of 32 bytes (256 KiB), small enough to stay in a
 /// core's second-level cache while a strip streams past (a 1 MB table lost a third of the
 /// march's time to cache misses, docs/performance.md); the voxels a ray shares with the ray one
 /// row up lie within a few hundred entries of each other. Empty between uses, so a worker keeps
@@ -371,6 +381,9 @@ final class FrameSumsTable: @unchecked Sendable {
     entries.deallocate()
     taken.deallocate()
   }
+
+  /// Whether no slot holds an entry, as between uses.
+  var isEmpty: Bool { (0..<(1 << Self.slotsLog2)).allSatisfy { entries[$0].key < 0 } }
 }
 
 /// The tables of the frame updates' sums, lent from one frame's update (or strip) to the next;

@@ -48,9 +48,9 @@ struct SignedDistanceVolume {
       var sums: [SIMD4<Float>] = []
       var weights: [Float] = []
     }
-    /// Entries a chunk holds: 4096 (112 KiB of cells, sums and weights). A strip marched on a
-    /// thread of its own starts a chunk of its own; a frame's strips hold about 11 000 entries
-    /// each at 1 mm voxels, so its last chunk, partly filled, wastes a fraction of a strip's.
+    /// Entries a chunk holds: 4096 (112 KiB of cells, sums and weights). Strips marched on
+    /// several threads start a chunk each, so a frame's update then holds a partly filled chunk
+    /// a strip: small chunks keep that small beside the strip's own entries.
     static let chunkCapacity = 1 << 12
     var chunks: [Chunk] = []
     var count: Int { chunks.reduce(0) { $0 + $1.cells.count } }

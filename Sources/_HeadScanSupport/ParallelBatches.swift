@@ -15,7 +15,7 @@ package let coresAvailable: Int = {
 }()
 
 /// The environment variable that sets ``coresAvailable``: `HEADSCAN_CORES=16` runs the parallel
-/// stages as on a machine of 16 cores (16 workers by default, 16 frames in flight), whatever
+/// stages as on a machine of 16 cores (16 workers by default, running at once), whatever
 /// this one has: the way to measure the memory of many workers on a small machine (they share
 /// its real cores, so the time is not that machine's).
 package let coresVariable = "HEADSCAN_CORES"

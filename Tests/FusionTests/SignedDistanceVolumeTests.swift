@@ -185,6 +185,10 @@ struct SignedDistanceVolumeTests {
       }
       chunks.recycle(lentToo)
     }
+    // Every table lent is handed back empty, ready for the next strip.
+    var lentTables: [FrameSumsTable] = []
+    while let table = scratch.take() { lentTables.append(table) }
+    #expect(!lentTables.isEmpty && lentTables.allSatisfy(\.isEmpty))
     #expect(every.count < Set(every.cells).count * 6 / 5)
     let ratio = every.weights.reduce(0, +) / second.weights.reduce(0, +)
     #expect(ratio > 3.6 && ratio < 4.4)

@@ -6,8 +6,9 @@ import _TestSupport
 /// stages plan for, so that a small machine runs as many workers as a large one.
 struct CoreCountTests {
   /// Sixteen workers running on this machine's cores give the cloud one worker gives, byte for
-  /// byte, and `-v` reports each stage as usual. Above four running threads the fusion marches
-  /// each frame on four (six: two frames at a time; sixteen: four).
+  /// byte, and `-v` reports each stage as usual. Above four running threads the fusion updates
+  /// one frame at a time for every four threads, its strips marched by four (six: two frames;
+  /// sixteen: four).
   @Test func sixteenCoresGiveTheCloudOfOne() throws {
     try TestFiles.withTemporaryFolder { folder in
       let scan = TestFiles.fixture("scans/orbit-small").path
