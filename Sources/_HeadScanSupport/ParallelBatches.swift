@@ -113,7 +113,7 @@ package final class WorkerThreads: @unchecked Sendable {
   }
 }
 
-/// The results of ``forEachInParallelBatches(_:workers:work:consume:progress:)``: indices handed to
+/// The results of ``forEachInParallelBatches(_:workers:inFlight:work:consume:progress:)``: indices handed to
 /// workers in increasing order, at most `window` ahead of the consumer, and results taken in order.
 private final class OrderedResults<Value: Sendable>: @unchecked Sendable {
   // Every stored property is read and written only with `condition` locked.
