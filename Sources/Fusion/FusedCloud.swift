@@ -125,15 +125,15 @@ func fuseSignedDistance(
   }
   let region = SignedDistanceVolume.Region(
     centre: projection.centre, inner: projection.inner, outer: projection.outer, headRadius: projection.headRadius)
-  // Up to `SignedDistanceBand.threadsPerFrame` (4) running threads march a frame each; above
-  // that, one frame is read and updated at once for every 4 threads, its strips marched by 4
-  // threads, so that the frames in flight (each a frame read and its update, about 6 MB at
-  // 640×480) grow with a quarter of the threads. The update is the same either way.
+  // Up to 4 running threads march a frame each; above that, one frame is read and updated at
+  // once for every 4 threads (rounded up), its strips shared among the frame workers' threads
+  // (never more threads than run), so that the frames in flight (each a frame read and its
+  // update, about 6 MB at 640×480) grow with a quarter of the threads. The update is the same
+  // either way.
   let workers = workerCount(options.workers)
   let threads = threadsRunning(workers: workers)
-  let perFrame = SignedDistanceBand.threadsPerFrame
-  let parallelStrips = threads > perFrame
-  let frameWorkers = parallelStrips ? (threads + perFrame - 1) / perFrame : threads
+  let frameWorkers = threads <= 4 ? threads : (threads + 3) / 4
+  let stripThreads = threads / frameWorkers
   // Each frame worker's frame, the strips' sums tables, and the integrated updates' chunks serve
   // the next frames.
   let spares = SparePool<ScanFrame>(limit: frameWorkers)
@@ -150,7 +150,7 @@ func fuseSignedDistance(
       defer { if let buffer { spares.put(buffer) } }
       let read = try scan.frame(at: frame.index, reusing: &buffer)
       return band.frameUpdate(
-        read, worldFromCamera: frame.pose, region: region, scratch: tables, chunks: integrated, parallelStrips: parallelStrips)
+        read, worldFromCamera: frame.pose, region: region, scratch: tables, chunks: integrated, stripThreads: stripThreads)
     },
     consume: {
       volume.integrate($0, stripes: stripes)

@@ -22,14 +22,14 @@ struct SignedDistanceBand: Sendable {
   /// `worldFromCamera` in metres.
   ///
   /// The strips are summed independently of one another and their entries handed over in strip
-  /// order, so `parallelStrips` (the strips marched by ``threadsPerFrame`` threads at once, each
+  /// order, so `stripThreads` (threads that march the strips at once, this one among them, each
   /// taking the next strip when it is free) changes when the update is ready, never what it holds.
   /// `scratch` (tables for the per-strip sums) and `chunks` (the chunks of updates the volume has
   /// integrated) lend their memory to this one, so that a worker updating frame after frame
   /// allocates none; the updates are the same.
   func frameUpdate(
     _ frame: ScanFrame, worldFromCamera: RigidTransform, region: SignedDistanceVolume.Region?, pixelStep: Int? = nil,
-    jumpLimit: Float = 0.006, scratch: FrameUpdateScratch? = nil, chunks: FrameUpdateChunks? = nil, parallelStrips: Bool = false
+    jumpLimit: Float = 0.006, scratch: FrameUpdateScratch? = nil, chunks: FrameUpdateChunks? = nil, stripThreads: Int = 1
   ) -> SignedDistanceVolume.FrameUpdate {
     let depth = frame.depth, colour = frame.color
     guard depth.width >= 3, depth.height >= 3, depth.metres.count == depth.width * depth.height,
@@ -40,7 +40,7 @@ struct SignedDistanceBand: Sendable {
     // Rays in vertical strips of `Self.stripRays` rays, each strip top to bottom: the voxels a ray
     // shares with the ray one row up were updated a strip's width ago, still in the sums' table.
     let strips = Array(Swift.stride(from: 1, to: depth.width - 1, by: Self.stripRays * step))
-    guard parallelStrips && strips.count > 1 else {
+    guard stripThreads > 1 && strips.count > 1 else {
       let table = scratch?.take() ?? FrameSumsTable()
       defer { scratch?.put(table) }
       var sums = FrameSums(table: table, chunks: chunks)
@@ -50,11 +50,10 @@ struct SignedDistanceBand: Sendable {
       }
       return sums.finish()
     }
-    // `threadsPerFrame` threads (this one among them), each taking the next strip when it is free
-    // and keeping one table for its strips.
+    // Each thread takes the next strip when it is free and keeps one table for its strips.
     let updates = ResultSlots<SignedDistanceVolume.FrameUpdate>(count: strips.count)
     let next = IndexDispenser(below: strips.count)
-    DispatchQueue.concurrentPerform(iterations: min(Self.threadsPerFrame, strips.count)) { _ in
+    DispatchQueue.concurrentPerform(iterations: min(stripThreads, strips.count)) { _ in
       let table = scratch?.take() ?? FrameSumsTable()
       defer { scratch?.put(table) }
       while let index = next.take() {
@@ -66,10 +65,7 @@ struct SignedDistanceBand: Sendable {
     return SignedDistanceVolume.FrameUpdate(chunks: updates.takeAll().flatMap(\.chunks))
   }
 
-  /// Threads that march one frame's strips with `parallelStrips`: 4.
-  static let threadsPerFrame = 4
-
-  /// Rays across one strip of the frame's traversal (``frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``).
+  /// Rays across one strip of the frame's traversal (``frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:stripThreads:)``).
   static let stripRays = 32
 
   /// The pixel step that puts neighbouring rays about one voxel apart where this frame sees the
@@ -169,7 +165,7 @@ private struct RayMarch {
 }
 
 /// One frame's rays, ready to march strip by strip: the depth and colour maps, the camera, the
-/// shell depths and the pixel step (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``).
+/// shell depths and the pixel step (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:stripThreads:)``).
 private struct FrameRays: @unchecked Sendable {
   let depth: DepthMap
   let colour: ColorImage
@@ -404,7 +400,7 @@ extension SignedDistanceVolume.FrameUpdate.Chunk {
 }
 
 /// The chunks of integrated frame updates, handed back for the next frames' updates
-/// (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``).
+/// (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:stripThreads:)``).
 /// Made with no limit (`FrameUpdateChunks(limit: .max)`), it keeps every chunk handed back, so
 /// it never holds more than the frames' updates held at once.
 typealias FrameUpdateChunks = SparePool<SignedDistanceVolume.FrameUpdate.Chunk>

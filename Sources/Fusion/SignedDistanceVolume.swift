@@ -16,7 +16,7 @@ import ScanIO
 /// shell as thick and as rough as one frame's noise.
 ///
 /// Blocks are allocated where a frame first reaches them, so memory follows the surface. Updates
-/// are computed per frame off the owning thread (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``, a pure
+/// are computed per frame off the owning thread (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:stripThreads:)``, a pure
 /// function) and applied in frame order (``integrate(_:)``), so the result does not depend on
 /// which thread computed which frame.
 struct SignedDistanceVolume {
@@ -33,7 +33,7 @@ struct SignedDistanceVolume {
     var colour: SIMD3<Float> { weight > 0 ? SIMD3(red, green, blue) / weight : .zero }
   }
 
-  /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:parallelStrips:)``),
+  /// One frame's contributions (``SignedDistanceBand/frameUpdate(_:worldFromCamera:region:pixelStep:jumpLimit:scratch:chunks:stripThreads:)``),
   /// summed per voxel within each strip of rays: a voxel cell; its signed distances' sum (truncation units) and colour sums
   /// (r, g, b); and how many updates they sum. A cell may appear more than once.
   ///

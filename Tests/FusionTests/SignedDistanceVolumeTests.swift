@@ -172,15 +172,15 @@ struct SignedDistanceVolumeTests {
       #expect(update.chunks.dropLast().allSatisfy { $0.cells.count == capacity && $0.sums.count == capacity && $0.weights.count == capacity })
       #expect(update.count == update.cells.count && update.count > (update.chunks.count - 1) * capacity)
     }
-    // A frame's strips marched on the dispatch pool's threads (each strip in chunks of its own),
-    // with lent tables and chunks or without, three times over: the same entries in the same
-    // order whatever thread took which strip.
+    // A frame's strips marched by several threads (each strip in chunks of its own), with lent
+    // tables and chunks or without: the same entries in the same order whatever thread took
+    // which strip.
     chunks.recycle(again)
-    for _ in 0..<3 {
-      let shared = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, parallelStrips: true)
-      let lentToo = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, scratch: scratch, chunks: chunks, parallelStrips: true)
+    for threads in [2, 3, 4, 40] {
+      let shared = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, stripThreads: threads)
+      let lentToo = band.frameUpdate(frame, worldFromCamera: pose, region: nil, pixelStep: 1, scratch: scratch, chunks: chunks, stripThreads: threads)
       for update in [shared, lentToo] {
-        #expect(update.cells == every.cells && update.sums == every.sums && update.weights == every.weights)
+        #expect(update.cells == every.cells && update.sums == every.sums && update.weights == every.weights, "\(threads) threads")
         #expect(update.chunks.count > every.chunks.count && update.chunks.allSatisfy { !$0.cells.isEmpty })
       }
       chunks.recycle(lentToo)

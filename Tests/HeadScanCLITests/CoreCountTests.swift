@@ -7,8 +7,8 @@ import _TestSupport
 struct CoreCountTests {
   /// Sixteen workers running on this machine's cores give the cloud one worker gives, byte for
   /// byte, and `-v` reports each stage as usual. Above four running threads the fusion updates
-  /// one frame at a time for every four threads, its strips marched by four (six: two frames;
-  /// sixteen: four).
+  /// one frame at a time for every four threads, its strips shared among their threads (six: two
+  /// frames, three threads each; sixteen: four frames, four each).
   @Test func sixteenCoresGiveTheCloudOfOne() throws {
     try TestFiles.withTemporaryFolder { folder in
       let scan = TestFiles.fixture("scans/orbit-small").path
