@@ -203,8 +203,6 @@ private struct FrameRays: @unchecked Sendable {
   /// on, top to bottom, to `sums`.
   @inline(__always)
   func march(stripFrom left: Int, into sums: inout FrameSums) {
-    let (depth, colour, region, origin, step, jumpLimit) = (depth, colour, region, origin, step, jumpLimit)
-    let (nearest, farthest, march, colourX, colourY) = (nearest, farthest, march, colourX, colourY)
     let k = depth.intrinsics
     let (c0, c1, c2) = axes
     let right = min(left + SignedDistanceBand.stripRays * step, depth.width - 1)
