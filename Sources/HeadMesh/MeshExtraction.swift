@@ -58,13 +58,32 @@ public func extractMesh(from cloud: PointSet, options: MeshOptions = .default) t
   guard cloud.normals.count == cloud.positions.count else { throw .noNormals }
   var spacing = options.gridSpacing
   var extraction = try extractOnce(cloud, spacing: spacing, options: options)
-  // Triangles scale as 1/spacing²: coarsen until under the target (rarely more than twice).
+  // Triangles scale as 1/spacing²: coarsen until under the target (rarely more than twice), but
+  // not beyond the coarsest grid that still draws the head (its extent over
+  // `MeshOptions.fewestCellsAcross`): coarser, the support's neighbourhoods would take in most of
+  // the cloud and the surface no longer closes.
+  let coarsest = max(options.gridSpacing, largestExtent(of: cloud) / Double(MeshOptions.fewestCellsAcross))
   for _ in 0..<6 {
     guard let target = options.targetTriangleCount, extraction.mesh.triangleCount > target else { break }
-    spacing *= (Double(extraction.mesh.triangleCount) / Double(target)).squareRoot() * 1.03
+    guard spacing < coarsest else {
+      throw .invalidOption(
+        "the mesh cannot be kept at or under \(target) triangles: it has \(extraction.mesh.triangleCount) on the coarsest grid "
+          + "(\(MeshOptions.fewestCellsAcross) spacings across the cloud)")
+    }
+    spacing = min(coarsest, spacing * (Double(extraction.mesh.triangleCount) / Double(target)).squareRoot() * 1.03)
     extraction = try extractOnce(cloud, spacing: spacing, options: options)
   }
   return extraction
+}
+
+/// The largest side of the box round the cloud's finite points (the cloud's unit).
+private func largestExtent(of cloud: PointSet) -> Double {
+  var low = SIMD3<Float>(repeating: .infinity), high = SIMD3<Float>(repeating: -.infinity)
+  for p in cloud.positions where p.x.isFinite && p.y.isFinite && p.z.isFinite {
+    low = pointwiseMin(low, p)
+    high = pointwiseMax(high, p)
+  }
+  return low.x <= high.x ? Double((high - low).max()) : 0
 }
 
 /// One extraction at one grid spacing.

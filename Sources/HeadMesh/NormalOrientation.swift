@@ -9,6 +9,10 @@
 /// `rounds`). Patches narrower than the neighbourhood are outvoted; larger consistent regions
 /// are left as they are.
 enum NormalOrientation {
+  /// The most neighbours that vote on one point's normal: 256 (a head cloud of 1 mm voxels on
+  /// the default 2 mm grid has at most about 140 within the radius, so all of them vote there).
+  static let maximumVoters = 256
+
   /// The normals of `positions` (same order), flipped where their neighbours disagree.
   static func agreeing(positions: [SIMD3<Float>], normals: [SIMD3<Float>], radius: Float, rounds: Int = 4) -> [SIMD3<Float>] {
     guard positions.count == normals.count, !positions.isEmpty, radius > 0 else { return normals }
@@ -17,13 +21,17 @@ enum NormalOrientation {
     func key(_ c: SIMD3<Int32>) -> Int64 { (Int64(c.x) &* 73_856_093) ^ (Int64(c.y) &* 19_349_663) ^ (Int64(c.z) &* 83_492_791) }
     var byCell: [Int64: [Int32]] = [:]
     for (i, p) in positions.enumerated() { byCell[key(cell(p)), default: []].append(Int32(i)) }
-    // The neighbour lists once (the same every round).
-    var neighbours: [[Int32]] = []
-    neighbours.reserveCapacity(positions.count)
+    // The neighbour lists once (the same every round), one after another in one array: at most
+    // `maximumVoters` a point, taken evenly over those found where there are more, so memory
+    // stays bounded however wide the radius (a coarse grid's support holds thousands of points,
+    // a default one's about 140: every one of those votes).
+    var firstNeighbour = [Int](repeating: 0, count: positions.count + 1)
+    var neighbours: [Int32] = []
+    var found: [Int32] = []
     let r2 = radius * radius, halfPlane = radius / 2
     for (i, p) in positions.enumerated() {
       let c = cell(p), n = normals[i]
-      var found: [Int32] = []
+      found.removeAll(keepingCapacity: true)
       for dz in Int32(-1)...1 {
         for dy in Int32(-1)...1 {
           for dx in Int32(-1)...1 {
@@ -34,13 +42,18 @@ enum NormalOrientation {
           }
         }
       }
-      neighbours.append(found)
+      if found.count <= maximumVoters {
+        neighbours += found
+      } else {
+        for k in 0..<maximumVoters { neighbours.append(found[k * found.count / maximumVoters]) }
+      }
+      firstNeighbour[i + 1] = neighbours.count
     }
     var oriented = normals
     for _ in 0..<rounds {
       var flips: [Int] = []
       for i in oriented.indices {
-        let sum = neighbours[i].reduce(SIMD3<Float>.zero) { $0 + oriented[Int($1)] }
+        let sum = neighbours[firstNeighbour[i]..<firstNeighbour[i + 1]].reduce(SIMD3<Float>.zero) { $0 + oriented[Int($1)] }
         if (sum * oriented[i]).sum() < 0 { flips.append(i) }
       }
       if flips.isEmpty { break }

@@ -112,6 +112,33 @@ struct MeshExtractionTests {
     #expect(result.topology.isClosedManifold && result.topology.eulerCharacteristic == 2)
   }
 
+  /// The grid is coarsened to at most 16 spacings across the cloud (14 mm on this 140 mm
+  /// sphere): a target that needs coarser is refused by name, before the support's
+  /// neighbourhoods take in most of the cloud.
+  @Test func aTargetBelowTheCoarsestGridsTrianglesIsRefused() throws {
+    var o = Self.options()
+    o.targetTriangleCount = 100
+    #expect {
+      try extractMesh(from: Self.sphere(), options: o)
+    } throws: { error in
+      guard case .invalidOption(let detail)? = error as? MeshError else { return false }
+      return detail.contains("cannot be kept at or under 100 triangles") && detail.contains("16 spacings")
+    }
+  }
+
+  /// With a radius holding thousands of points, each normal is put to a vote of at most
+  /// `NormalOrientation.maximumVoters` neighbours, taken evenly over those within reach: a
+  /// patch of inward normals is still outvoted and every normal ends up outward.
+  @Test func aWideVoteOutvotesAnInwardPatch() {
+    var cloud = Self.sphere()
+    let patchCentre = SIMD3<Float>(0, 0.6, 0.8) * Self.radius
+    for i in cloud.positions.indices where ((cloud.positions[i] - patchCentre) * (cloud.positions[i] - patchCentre)).sum() < 0.006 * 0.006 {
+      cloud.normals[i] = -cloud.normals[i]
+    }
+    let oriented = NormalOrientation.agreeing(positions: cloud.positions, normals: cloud.normals, radius: 0.02)
+    #expect(oriented.indices.allSatisfy { (oriented[$0] * cloud.positions[$0]).sum() > 0 })
+  }
+
   @Test func theFilesReadBackWithTheSameVerticesAndBounds() throws {
     let mesh = try extractMesh(from: Self.sphere(), options: Self.options(spacing: 0.004)).mesh
       .transformed(by: RigidTransform(rotation: .identity, translation: [0.01, -0.02, 0.03]), scale: 1000)
