@@ -179,10 +179,17 @@ public struct RegistrationAccuracy: Sendable, Hashable, Codable, CustomStringCon
     } catch {
       throw ScanIOError.cannotOpen(path: path, reason: error.problem)
     }
+    let truth: SimulationTruth
     do {
-      return try JSONDecoder().decode(SimulationTruth.self, from: data)
+      truth = try JSONDecoder().decode(SimulationTruth.self, from: data)
     } catch {
       throw ScanIOError.invalidJSON(path: path, detail: String(describing: error))
     }
+    // Markers are looked up by id: one id twice would make the comparison ambiguous.
+    var seen = Set<Int>()
+    for marker in truth.markers where !seen.insert(marker.id).inserted {
+      throw ScanIOError.invalidValue(path: path, key: "markers", detail: "marker id \(marker.id) appears more than once")
+    }
+    return truth
   }
 }

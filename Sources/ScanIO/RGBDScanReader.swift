@@ -12,6 +12,10 @@ public final class RGBDScanReader: ScanReader {
   public static let magic: [UInt8] = Array("RGBDSCAN".utf8)
   /// The one format version this reader understands.
   public static let version: UInt32 = 1
+  /// The longest header this reader opens, bytes: 1 MiB. A header is a few hundred bytes of
+  /// JSON; the bound keeps a damaged length field (a flipped bit in a 3 GB scan) from asking
+  /// for gigabytes before the JSON is even read.
+  public static let maximumHeaderLength = 1 << 20
 
   public let path: String
   public let header: ScanHeader
@@ -41,8 +45,12 @@ public final class RGBDScanReader: ScanReader {
     guard 16 + headerLength <= file.size else {
       throw .headerPastEnd(path: path, headerLength: headerLength, fileSize: file.size)
     }
+    guard headerLength <= Self.maximumHeaderLength else {
+      throw .unsupportedContent(
+        path: path, detail: "header length \(headerLength) bytes is over the \(Self.maximumHeaderLength) bytes a header may have (damaged file?)")
+    }
     let json = Data(try scanIO { () throws(FileAccessError) in try file.bytes(count: headerLength, at: 16) })
-    let (header, stream, _) = try ScanHeader.parse(json: json, path: path, source: .stream)
+    let (header, stream, _, headerWarnings) = try ScanHeader.parse(json: json, path: path, source: .stream)
     let layout = stream ?? RGBDStreamLayout()
 
     self.path = path
@@ -54,7 +62,7 @@ public final class RGBDScanReader: ScanReader {
     let frameBytes = file.size - firstFrameOffset
     self.frameCount = frameBytes / frameSize
     let remainder = frameBytes % frameSize
-    self.warnings = remainder == 0 ? [] : [.trailingPartialFrame(path: path, bytes: remainder, frameSize: frameSize)]
+    self.warnings = headerWarnings + (remainder == 0 ? [] : [.trailingPartialFrame(path: path, bytes: remainder, frameSize: frameSize)])
   }
 
   public func timestamp(at index: Int) throws(ScanIOError) -> Double {

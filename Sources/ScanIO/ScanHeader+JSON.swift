@@ -15,6 +15,24 @@ struct ScanHeaderJSON: Codable {
   struct Cap: Codable {
     var markerCount: Int
   }
+  /// A patient ID: text, or a whole number as a recorder may write it (read as its digits);
+  /// written as text.
+  struct Identifier: Codable {
+    var text: String
+    init(_ text: String) { self.text = text }
+    init(from decoder: any Decoder) throws {
+      let value = try decoder.singleValueContainer()
+      if let text = try? value.decode(String.self) {
+        self.text = text
+      } else {
+        self.text = String(try value.decode(Int64.self))
+      }
+    }
+    func encode(to encoder: any Encoder) throws {
+      var value = encoder.singleValueContainer()
+      try value.encode(text)
+    }
+  }
 
   var depth: Image
   var color: Image
@@ -23,7 +41,7 @@ struct ScanHeaderJSON: Codable {
   var markers: Markers
   var cap: Cap?
   var recordedAt: String?
-  var patientID: String?
+  var patientID: Identifier?
   /// De-identified copies with a birth date: the age at the recording, days.
   var ageAtScanDays: Int?
   /// TUM folders only: depth PNG units per metre.
@@ -37,11 +55,21 @@ extension ScanHeader {
     case tumCamera
   }
 
-  /// Parses and checks a header; every error names `path` and, where there is one, the key.
+  /// Parses and checks a header; every error names `path` and, where there is one, the key. An
+  /// optional key whose value cannot be used (a `recordedAt` that is not ISO 8601) is left out
+  /// with a warning: the scan's geometry does not depend on it.
   static func parse(json data: Data, path: String, source: JSONSource) throws(ScanIOError) -> (
-    ScanHeader, stream: RGBDStreamLayout?, depthScale: Double
+    ScanHeader, stream: RGBDStreamLayout?, depthScale: Double, warnings: [ScanWarning]
   ) {
-    let raw = try decodeJSON(ScanHeaderJSON.self, from: data, path: path)
+    var raw = try decodeJSON(ScanHeaderJSON.self, from: data, path: path)
+    var warnings: [ScanWarning] = []
+    if let recordedAt = raw.recordedAt, parseISO8601(recordedAt) == nil {
+      warnings.append(
+        .ignoredValue(
+          path: path, key: "recordedAt",
+          detail: "'\(recordedAt)' is not an ISO 8601 date or time (2026-11-21T10:15:00Z or 2026-11-21); reports and copies go without it"))
+      raw.recordedAt = nil
+    }
     var stream: RGBDStreamLayout?
     switch source {
     case .stream:
@@ -63,14 +91,14 @@ extension ScanHeader {
       colorWidth: raw.color.width, colorHeight: raw.color.height, intrinsics: raw.intrinsics,
       fps: raw.fps ?? 30,
       markers: MarkerSpec(dictionary: raw.markers.dictionary, sideLength: raw.markers.sideLength),
-      capMarkerCount: raw.cap?.markerCount, recordedAt: raw.recordedAt, patientID: raw.patientID,
+      capMarkerCount: raw.cap?.markerCount, recordedAt: raw.recordedAt, patientID: raw.patientID?.text,
       ageAtScanDays: raw.ageAtScanDays)
     try header.validate(path: path)
     let depthScale = raw.depthScale ?? 5000
     guard depthScale.isFinite, depthScale > 0 else {
       throw .invalidValue(path: path, key: "depthScale", detail: "must be a positive number")
     }
-    return (header, stream, depthScale)
+    return (header, stream, depthScale, warnings)
   }
 
   /// Checks sizes, camera and marker values for sense.
@@ -119,7 +147,7 @@ extension ScanHeader {
       color: .init(width: colorWidth, height: colorHeight, encoding: stream.map { _ in RGBDStreamLayout.colorEncoding }),
       intrinsics: intrinsics, fps: fps,
       markers: .init(dictionary: markers.dictionary, sideLength: markers.sideLength),
-      cap: capMarkerCount.map { .init(markerCount: $0) }, recordedAt: recordedAt, patientID: patientID,
+      cap: capMarkerCount.map { .init(markerCount: $0) }, recordedAt: recordedAt, patientID: patientID.map(ScanHeaderJSON.Identifier.init),
       ageAtScanDays: ageAtScanDays, depthScale: depthScale)
     return try encodeJSON(raw, path: path)
   }

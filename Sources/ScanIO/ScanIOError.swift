@@ -95,6 +95,8 @@ public enum ScanWarning: Sendable, Equatable, CustomStringConvertible {
   case trailingPartialFrame(path: String, bytes: Int, frameSize: Int)
   /// Index entries (TUM) without a partner within the pairing tolerance, skipped.
   case unpairedEntries(path: String, colour: Int, depth: Int)
+  /// An optional header key whose value cannot be used, left out (`detail` says why).
+  case ignoredValue(path: String, key: String, detail: String)
 
   public var description: String {
     switch self {
@@ -102,6 +104,8 @@ public enum ScanWarning: Sendable, Equatable, CustomStringConvertible {
       return "\(path): trailing partial frame skipped (\(bytes) of \(frameSize) bytes; recording cut off?)"
     case .unpairedEntries(let path, let colour, let depth):
       return "\(path): \(colour) colour and \(depth) depth entries have no partner within 20 ms and were skipped"
+    case .ignoredValue(let path, let key, let detail):
+      return "\(path): '\(key)' ignored: \(detail)"
     }
   }
 }

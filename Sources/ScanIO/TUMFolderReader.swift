@@ -27,7 +27,7 @@ public final class TUMFolderReader: ScanReader {
     let root = path.hasSuffix("/") ? String(path.dropLast()) : path
     let cameraPath = root + "/camera.json"
     guard FileManager.default.fileExists(atPath: cameraPath) else { throw .missingFile(path: cameraPath) }
-    let (header, _, scale) = try ScanHeader.parse(json: try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: cameraPath) }, path: cameraPath, source: .tumCamera)
+    let (header, _, scale, headerWarnings) = try ScanHeader.parse(json: try scanIO { () throws(FileAccessError) in try ReadOnlyFile.contents(of: cameraPath) }, path: cameraPath, source: .tumCamera)
     let colour = try Self.readIndex(root + "/rgb.txt")
     let depth = try Self.readIndex(root + "/depth.txt")
     let (pairs, unpairedColour, unpairedDepth) = Self.pair(colour: colour, depth: depth)
@@ -36,8 +36,8 @@ public final class TUMFolderReader: ScanReader {
     self.depthScale = scale
     self.pairs = pairs.map { (colour[$0.0].time, root + "/" + colour[$0.0].file, root + "/" + depth[$0.1].file) }
     self.warnings =
-      unpairedColour + unpairedDepth == 0
-      ? [] : [.unpairedEntries(path: path, colour: unpairedColour, depth: unpairedDepth)]
+      headerWarnings
+      + (unpairedColour + unpairedDepth == 0 ? [] : [.unpairedEntries(path: path, colour: unpairedColour, depth: unpairedDepth)])
   }
 
   public func timestamp(at index: Int) throws(ScanIOError) -> Double {
@@ -73,7 +73,9 @@ public final class TUMFolderReader: ScanReader {
       throw .invalidIndexLine(path: path, line: 1, detail: "not UTF-8 text")
     }
     var entries: [IndexEntry] = []
-    for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    // Lines end in LF, CRLF (an index written on Windows) or CR: Swift reads CRLF as one
+    // character, which a split at "\n" alone would not split at.
+    for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
       let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
       if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
       let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })

@@ -26,6 +26,9 @@ static int is_jpeg(const uint8_t *data, size_t size) {
 
 // ---------------------------------------------------------------- PNG
 
+// The most memory one ancillary PNG chunk may take, bytes.
+#define HSI_PNG_CHUNK_LIMIT (8u << 20)
+
 typedef struct png_memory {
   const uint8_t *data;
   size_t size;
@@ -54,10 +57,40 @@ static void png_on_warning(png_structp png, png_const_charp text) {
   (void)text;
 }
 
+// Checks that every ancillary chunk (text, colour profile, unknown: lower-case first letter) fits
+// in the file before libpng sees it: libpng allocates a chunk's declared length before reading
+// it, so a damaged length in a small file would have it ask for up to 2 GiB. Critical chunks
+// (IHDR, PLTE, IDAT, IEND) are left to libpng, which reads the image data row by row and
+// accepts a file cut after its last image data. Returns 0 and a message when a chunk does not fit.
+static int png_ancillary_chunks_fit(const uint8_t *data, size_t size, char *message, size_t capacity) {
+  size_t offset = 8;
+  while (size - offset >= 8) {
+    uint32_t length = ((uint32_t)data[offset] << 24) | ((uint32_t)data[offset + 1] << 16) |
+                      ((uint32_t)data[offset + 2] << 8) | (uint32_t)data[offset + 3];
+    const uint8_t *type = data + offset + 4;
+    int ancillary = (type[0] & 0x20) != 0;
+    if (memcmp(type, "IEND", 4) == 0) return 1;
+    size_t left = size - offset - 8;
+    if ((size_t)length + 4 > left) {
+      if (!ancillary) return 1;
+      if (message != NULL && capacity > 0) {
+        char name[5] = {0};
+        for (int k = 0; k < 4; ++k) name[k] = (type[k] >= 0x20 && type[k] < 0x7F) ? (char)type[k] : '?';
+        snprintf(message, capacity, "PNG chunk '%s' declares %u bytes, more than the %zu left in the file (damaged or cut off)",
+                 name, length, left);
+      }
+      return 0;
+    }
+    offset += 12 + (size_t)length;
+  }
+  return 1;
+}
+
 // Reads the PNG header and, when `pixels` is non-null, the image in `format`.
 static hsi_status png_run(const uint8_t *data, size_t size, hsi_info *info, int format,
                           uint8_t *pixels, size_t capacity, char *message, size_t message_capacity) {
   png_memory source = {data, size, 0, message, message_capacity};
+  if (!png_ancillary_chunks_fit(data, size, message, message_capacity)) return HSI_DECODE_ERROR;
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, png_on_error,
                                            png_on_warning);
   if (png == NULL) {
@@ -77,6 +110,11 @@ static hsi_status png_run(const uint8_t *data, size_t size, hsi_info *info, int 
     return HSI_DECODE_ERROR;
   }
   png_set_read_fn(png, &source, png_memory_read);
+  // An ancillary chunk (text, colour profile, unknown) gets at most 8 MiB, decompressed
+  // included: its length field alone would otherwise have libpng allocate up to 2 GiB before
+  // finding that the file ends (a camera's largest, an ICC profile, is well under 1 MiB). The
+  // image data is read row by row and is not limited by this.
+  png_set_chunk_malloc_max(png, HSI_PNG_CHUNK_LIMIT);
   png_read_info(png, png_info);
   png_uint_32 width = png_get_image_width(png, png_info);
   png_uint_32 height = png_get_image_height(png, png_info);

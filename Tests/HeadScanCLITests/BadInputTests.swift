@@ -50,11 +50,21 @@ struct BadInputTests {
     try expectFailure("k.rgbdscan", Self.stream(header: header), arguments: Self.markers, says: "'markers.sideLength'")
   }
 
-  /// A recording time that is not ISO 8601 is refused where the scan is read, by its key, rather
-  /// than copied into reports that `history` would then refuse.
-  @Test func recordedAtMustBeISO8601() throws {
-    let header = Self.goodHeader.replacingOccurrences(of: "\"markers\":", with: "\"recordedAt\": \"21/11/2026 10:15\", \"markers\":")
-    try expectFailure("d.rgbdscan", Self.stream(header: header), arguments: Self.inspect, says: "recordedAt")
+  /// A recording time that is not ISO 8601 is left out where the scan is read, with a warning
+  /// naming the key, rather than copied into reports that `history` would then refuse or making
+  /// the whole scan unreadable; a patient ID written as a number reads as its digits.
+  @Test func anUnusableRecordedAtIsLeftOutAndANumericPatientIDRead() throws {
+    let header = Self.goodHeader.replacingOccurrences(
+      of: "\"markers\":", with: "\"recordedAt\": \"21/11/2026 10:15\", \"patientID\": 17, \"markers\":")
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = folder.appendingPathComponent("d.rgbdscan").path
+      try Data(Self.stream(header: header)).write(to: URL(fileURLWithPath: scan))
+      let inspect = try Headscan.run(["inspect", scan, "--json", folder.appendingPathComponent("d.json").path])
+      #expect(inspect.status == 0, "\(inspect.stderr)")
+      #expect(inspect.stderr.contains("headscan: warning: \(scan): 'recordedAt' ignored: '21/11/2026 10:15' is not an ISO 8601 date"), "\(inspect.stderr)")
+      let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("d.json"))) as? [String: Any]
+      #expect(summary?["patientID"] as? String == "17" && summary?["recordedAt"] == nil, "\(String(describing: summary))")
+    }
     let run = try Headscan.run(["simulate", "/tmp/never-written.rgbdscan", "--recorded-at", "yesterday"])
     #expect(run.status == 64 && run.stderr.contains("--recorded-at must be an ISO 8601 date or time"), "\(run.stderr)")
   }

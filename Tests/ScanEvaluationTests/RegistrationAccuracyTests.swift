@@ -226,6 +226,18 @@ struct RegistrationAccuracyTests {
         guard case .invalidJSON(let at, _)? = error as? ScanIOError else { return false }
         return at == folder.appendingPathComponent("other.truth.json").path
       }
+      // One marker listed twice: refused by name, not a crash on the lookup by id.
+      let truthPath = folder.appendingPathComponent("scan.truth.json")
+      var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: truthPath)) as? [String: Any])
+      let markers = try #require(object["markers"] as? [Any])
+      object["markers"] = markers + [markers[0]]
+      try JSONSerialization.data(withJSONObject: object).write(to: truthPath)
+      #expect {
+        try RegistrationAccuracy.truth(beside: path)
+      } throws: { error in
+        guard case .invalidValue(let at, "markers", let detail)? = error as? ScanIOError else { return false }
+        return at == truthPath.path && detail.contains("appears more than once")
+      }
     }
   }
 }

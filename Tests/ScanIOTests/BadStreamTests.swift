@@ -46,6 +46,18 @@ struct BadStreamTests {
     try expectError(bytes, { $0 == .headerPastEnd(path: $1, headerLength: 5000, fileSize: 18) }, containing: "past the end")
   }
 
+  /// A length field that the file's size allows but no header needs is refused before the
+  /// header is read (a damaged length in a multi-gigabyte scan would otherwise be allocated).
+  @Test func headerLengthOverTheBound() throws {
+    let length = RGBDScanReader.maximumHeaderLength + 1
+    let bytes = StreamFixtures.preamble(headerLength: length) + [UInt8](repeating: 0x20, count: length)
+    try expectError(
+      bytes, { e, _ in if case .unsupportedContent = e { true } else { false } }, containing: "header length \(length) bytes is over")
+    // At the bound itself the header is read (and here is not JSON).
+    let atBound = StreamFixtures.preamble(headerLength: length - 1) + [UInt8](repeating: 0x20, count: length - 1)
+    try expectError(atBound, { e, _ in if case .invalidJSON = e { true } else { false } }, containing: "not valid JSON")
+  }
+
   @Test func invalidJSON() throws {
     let json = Array("{\"depth\": {\"width\": 4,".utf8)
     try expectError(StreamFixtures.preamble(headerLength: json.count) + json, { e, _ in if case .invalidJSON = e { true } else { false } }, containing: "not valid JSON")

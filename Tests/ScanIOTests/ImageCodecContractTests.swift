@@ -35,6 +35,30 @@ struct ImageCodecContractTests {
     #expect(status == HSI_BUFFER_TOO_SMALL, "\(text(message))")
   }
 
+  /// A text chunk whose length field claims 2 GiB in a 141-byte file is refused by name before
+  /// libpng would allocate that length; a complete text chunk before the image data is skipped
+  /// over as before, and the image decodes.
+  @Test func anAncillaryChunkLongerThanTheFileIsRefusedBeforeDecoding() throws {
+    func chunk(_ type: String, _ body: [UInt8], length: UInt32? = nil) -> [UInt8] {
+      let typeBytes = Array(type.utf8)
+      let declared = length ?? UInt32(body.count)
+      return withUnsafeBytes(of: declared.bigEndian, Array.init) + typeBytes + body + [0, 0, 0, 0]
+    }
+    let png = try smallPNG()
+    let signatureAndHeader = Array(png[0..<33])  // the signature and the 25-byte IHDR chunk
+    let hostile = signatureAndHeader + chunk("tEXt", [UInt8](repeating: 0x61, count: 100), length: 0x7FFF_FFFF)
+    var info = hsi_info()
+    var message = [CChar](repeating: 0, count: 256)
+    #expect(hsi_probe(hostile, hostile.count, &info, &message, message.count) == HSI_DECODE_ERROR)
+    #expect(text(message).contains("PNG chunk 'tEXt' declares 2147483647 bytes"), "\(text(message))")
+    // The same chunk, complete, between the header and the image data: the image reads.
+    let withText = signatureAndHeader + chunk("tEXt", Array("Comment\u{0}fine".utf8)) + Array(png[33...])
+    var pixels = [UInt8](repeating: 0, count: 4 * 12)
+    let status = hsi_decode(withText, withText.count, HSI_BGRA8, &pixels, pixels.count, &message, message.count)
+    #expect(status == HSI_OK, "\(text(message))")
+    #expect(stride(from: 0, to: 48, by: 4).map { pixels[$0] } == Array(0..<12))
+  }
+
   @Test func everyTruncationOfAPNGIsAnErrorOrTheImage() throws {
     let png = try smallPNG()
     for length in 0..<png.count {
