@@ -60,6 +60,7 @@ struct ConvertCommand: ParsableCommand {
         try checkOutput(targetLandmarks, isNot: inputs)
         try checkOutput(targetLandmarks + ".bak", isNot: inputs + [targetLandmarks])
       }
+      input.warnIfCapUnused(forScan: scan, global)
       let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       let toStream = output.hasSuffix(".rgbdscan")

@@ -81,6 +81,7 @@ struct EvaluateCommand: ParsableCommand {
       var entries: [Entry] = []
       for path in scans {
         // The scan first: a missing scan is named as such, not by the truth file it would have.
+        input.warnIfCapUnused(forScan: path, global)
         let reader = try openScan(at: path, options: openOptions)
         let truth = try RegistrationAccuracy.truth(beside: path)
         let result = try naming(path) { try reconstructHead(reader, options: options) }

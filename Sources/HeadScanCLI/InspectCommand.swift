@@ -109,6 +109,7 @@ struct InspectCommand: ParsableCommand {
     try reportingErrors {
       try checkOutputs([("--json", json), ("--snapshot", snapshot)], isNot: [scan] + input.inputFiles(forScan: scan))
       let format = try ScanFormats.format(of: scan)
+      input.warnIfCapUnused(forScan: scan, global)
       let reader = try format.open(scan, options: try input.openOptions())
       let h = reader.header
       for warning in reader.warnings { printWarning(warning.description, options: global) }
@@ -142,21 +143,26 @@ struct InspectCommand: ParsableCommand {
         coverageReport = CoverageTimeline(states: states)
         print(CoverageLines.render(coverageReport!, fps: h.fps))
       }
+      if overlap {
+        let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: (milestones ?? .quarter).milestones, workers: workers.jobs) }
+        print(OverlapTimeline.render(feedback, colour: isatty(STDOUT_FILENO) == 1))
+      }
+      // Everything is read and detected before the first output is written, so a bad --frame
+      // or an unreadable frame leaves the user's existing files as they were.
+      var snapshotFrame: (index: Int, image: ScanFrame, markers: [DetectedMarker])?
+      if snapshot != nil {
+        let index = frame ?? reader.frameCount / 2
+        let image = try reader.frame(at: index)
+        snapshotFrame = (index, image, try detector.detect(bgra: image.color.bgra, width: image.color.width, height: image.color.height))
+      }
       if let json {
         var withCoverage = summary
         withCoverage.coverage = coverageReport
         try writeJSON(withCoverage, to: json)
       }
-      if overlap {
-        let feedback = try naming(scan) { try replayFeedback(in: reader, milestones: (milestones ?? .quarter).milestones, workers: workers.jobs) }
-        print(OverlapTimeline.render(feedback, colour: isatty(STDOUT_FILENO) == 1))
-      }
-      if let snapshot {
-        let index = frame ?? reader.frameCount / 2
-        let image = try reader.frame(at: index)
-        let markers = try detector.detect(bgra: image.color.bgra, width: image.color.width, height: image.color.height)
-        try Snapshot.write(frame: image, markers: markers, to: snapshot)
-        print("snapshot    frame \(index) with \(markers.count) markers → \(snapshot)")
+      if let snapshot, let snapshotFrame {
+        try Snapshot.write(frame: snapshotFrame.image, markers: snapshotFrame.markers, to: snapshot)
+        print("snapshot    frame \(snapshotFrame.index) with \(snapshotFrame.markers.count) markers → \(snapshot)")
       }
     }
   }

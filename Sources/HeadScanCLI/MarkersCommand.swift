@@ -70,6 +70,7 @@ struct MarkersCommand: ParsableCommand {
         let markers = try detector.detect(bgra: image.bytes, width: image.width, height: image.height)
         report = Report(input: input, dictionary: name, frames: [.init(frame: 0, markers: markers)])
       case .scan:
+        scanInput.warnIfCapUnused(forScan: input, global)
         let scan = try openScan(at: input, options: try scanInput.openOptions())
         for warning in scan.warnings { printWarning(warning.description, options: global) }
         guard scan.frameCount > 0 else { throw ScanIOError.noFrames(path: input) }

@@ -52,6 +52,13 @@ struct ScanInputOptions: ParsableArguments {
     ScanOpenOptions(cap: try cap.map { try ScanCap(contentsOf: $0) }, minimumConfidence: minConfidence)
   }
 
+  /// Warns (unless quiet) that `--cap` is not used for `scan` where its format records its own
+  /// cap, rather than leaving the user to believe the file was read.
+  func warnIfCapUnused(forScan scan: String, _ global: GlobalOptions) {
+    guard let cap, let format = try? ScanFormats.format(of: scan), format.recordsCap else { return }
+    printWarning("--cap \(cap) is not used for \(scan): a \(format.title) records its own cap", options: global)
+  }
+
   /// The command-line arguments that give the same options to a child `headscan` process.
   var arguments: [String] {
     (cap.map { ["--cap", $0] } ?? []) + (minConfidence == 1 ? [] : ["--min-confidence", String(minConfidence)])

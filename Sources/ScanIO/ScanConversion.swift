@@ -45,6 +45,16 @@ public func convertScan(
     append = { frame throws(ScanIOError) in try writer.append(frame) }
     finish = { () throws(ScanIOError) in try writer.finish() }
   case .tumFolder(let path, let colorFormat):
+    // Every timestamp must name a file of its own: checked before any frame is written, and
+    // named by the scan they come from.
+    var previous: Double?
+    for index in 0..<reader.frameCount {
+      let timestamp = try reader.timestamp(at: index)
+      if let problem = TUMFolderWriter.timestampProblem(timestamp, index: index, after: previous) {
+        throw .invalidValue(path: reader.path, key: "timestamp", detail: problem)
+      }
+      previous = timestamp
+    }
     let writer = try TUMFolderWriter(path: path, header: header, colorFormat: colorFormat)
     append = { frame throws(ScanIOError) in
       try writer.append(timestamp: frame.timestamp, depthMetres: frame.depth.metres, colorBGRA: frame.color.bgra)

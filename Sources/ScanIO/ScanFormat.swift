@@ -20,6 +20,9 @@ public struct ScanFormat: Sendable, CustomStringConvertible {
   public let fileExtension: String?
   /// Whether scans of this format are folders.
   public let isFolder: Bool
+  /// Whether scans of this format record their cap (dictionary, printed side, marker count) in
+  /// their own header, so ``ScanOpenOptions/cap`` and a sidecar are not used for them.
+  public let recordsCap: Bool
   private let detectContent: @Sendable (String) -> Bool
   private let openReader: @Sendable (String, ScanOpenOptions) throws(ScanIOError) -> any ScanReader
   private let describeDepth: @Sendable (any ScanReader) -> String
@@ -40,19 +43,22 @@ public struct ScanFormat: Sendable, CustomStringConvertible {
     self.init(
       name: name, title: title, summary: summary, fileExtension: fileExtension, isFolder: isFolder, detect: detect,
       openWithOptions: { (path: String, _: ScanOpenOptions) throws(ScanIOError) -> any ScanReader in try open(path) },
-      depthStorage: depthStorage)
+      depthStorage: depthStorage, recordsCap: true)
   }
 
   /// A format whose reader takes ``ScanOpenOptions`` (a cap it does not record, a filter).
   /// - Parameters:
   ///   - openWithOptions: opens a scan of this format with the caller's options.
+  ///   - recordsCap: whether its scans record their own cap (``recordsCap``; default no: the
+  ///     options' cap or the sidecar gives it).
   ///   - others: as ``init(name:title:summary:fileExtension:isFolder:detect:open:depthStorage:)``.
   public init(
     name: String, title: String, summary: String, fileExtension: String?, isFolder: Bool,
     detect: @escaping @Sendable (String) -> Bool,
     openWithOptions: @escaping @Sendable (String, ScanOpenOptions) throws(ScanIOError) -> any ScanReader,
-    depthStorage: @escaping @Sendable (any ScanReader) -> String
+    depthStorage: @escaping @Sendable (any ScanReader) -> String, recordsCap: Bool = false
   ) {
+    self.recordsCap = recordsCap
     self.name = name
     self.title = title
     self.summary = summary

@@ -52,9 +52,40 @@ public final class TUMFolderWriter {
     if !finished { try? FileManager.default.removeItem(atPath: temporaryPath) }
   }
 
+  /// The largest timestamp magnitude a frame may have, seconds: 10¹² (TUM timestamps are Unix
+  /// times, about 1.8 × 10⁹ today; a recorder's start at zero).
+  public static let largestTimestamp = 1e12
+
+  /// Why frame `index` with `timestamp` (seconds) cannot follow a frame written with
+  /// `previous` (`nil` for the first frame) in a TUM folder, or `nil` when it can. Files are
+  /// named, and colour paired with depth, by the timestamp written to the microsecond: it must
+  /// be a finite number within ±``largestTimestamp`` and, so written, after the previous one's
+  /// (two frames of one name would overwrite each other).
+  public static func timestampProblem(_ timestamp: Double, index: Int, after previous: Double?) -> String? {
+    guard timestamp.isFinite, timestamp.magnitude <= largestTimestamp else {
+      return "frame \(index)'s timestamp \(timestamp) s cannot name a file in a TUM folder (it must be a number of seconds within ±1e12)"
+    }
+    if let previous, !(stamp(timestamp) > stamp(previous)) {
+      return "frame \(index)'s timestamp \(stamp(timestamp)) s is not after frame \(index - 1)'s (\(stamp(previous)) s): "
+        + "a TUM folder names and pairs its images by timestamp, so they must increase"
+    }
+    return nil
+  }
+
+  /// A timestamp as the index files and file names write it (to the microsecond), read back.
+  static func stamp(_ timestamp: Double) -> Double { Double(String(format: "%.6f", timestamp)) ?? timestamp }
+
+  private var lastTimestamp: Double?
+
   /// Appends one frame; depth values are rounded to the PNG's units and clamped to 16 bits.
+  /// - Throws: `.invalidValue` for key `timestamp` (naming the folder) where
+  ///   ``timestampProblem(_:index:after:)`` finds one.
   public func append(timestamp: Double, depthMetres: [Float], colorBGRA: [UInt8]) throws(ScanIOError) {
     precondition(!finished, "append after finish()")
+    if let problem = Self.timestampProblem(timestamp, index: frameCount, after: lastTimestamp) {
+      throw .invalidValue(path: path, key: "timestamp", detail: problem)
+    }
+    lastTimestamp = timestamp
     let name = String(format: "%.6f.png", timestamp)
     let colourName: String
     switch colorFormat {

@@ -45,6 +45,47 @@ struct ConvertCommandTests {
     }
   }
 
+  /// A TUM folder names its images by timestamp: a stream whose frames share a timestamp, or
+  /// carry one that is not a number, is refused by name before any image is written (before,
+  /// the frames overwrote each other, or the folder could not be read back).
+  @Test func timestampsThatCannotNameTUMFilesAreRefused() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let source = TestFiles.fixture("scans/tiny.rgbdscan").path
+      let reader = try RGBDScanReader(path: source)
+      let original = try Data(contentsOf: URL(fileURLWithPath: source))
+      let headerLength = Int(original[12]) | Int(original[13]) << 8 | Int(original[14]) << 16 | Int(original[15]) << 24
+      for (value, problem) in [(1.0, "frame 1's timestamp 1.0 s is not after frame 0's (1.0 s)"), (Double.nan, "frame 0's timestamp nan s cannot name a file")] {
+        var bytes = [UInt8](original)
+        for frame in 0..<reader.frameCount {
+          withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.replaceSubrange((16 + headerLength + frame * reader.frameSize)..<(24 + headerLength + frame * reader.frameSize), with: $0) }
+        }
+        let scan = folder.appendingPathComponent("stamps.rgbdscan").path
+        try Data(bytes).write(to: URL(fileURLWithPath: scan))
+        let out = folder.appendingPathComponent("tum").path
+        let run = try Headscan.run(["convert", scan, out, "--quiet"])
+        #expect(run.status == 1 && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("\(scan): invalid value for 'timestamp': \(problem)"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["stamps.rgbdscan"])
+      }
+    }
+  }
+
+  /// A scan that records its own cap does not use `--cap`: the command says so instead of
+  /// leaving the user to believe the file was read.
+  @Test func aCapGivenForAScanThatRecordsItsOwnIsNamedAsUnused() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let cap = folder.appendingPathComponent("other.cap.json").path
+      try Data(#"{"markers": {"dictionary": "DICT_5X5_50", "sideLength": 0.02}, "cap": {"markerCount": 12}}"#.utf8).write(to: URL(fileURLWithPath: cap))
+      let scan = TestFiles.fixture("scans/tiny.rgbdscan").path
+      let run = try Headscan.run(["inspect", scan, "--cap", cap])
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(run.stderr.contains("headscan: warning: --cap \(cap) is not used for \(scan): a .rgbdscan v1 records its own cap"), "\(run.stderr)")
+      #expect(run.stdout.contains("DICT_4X4_50"), "the scan's own dictionary: \(run.stdout)")
+      let quiet = try Headscan.run(["inspect", scan, "--cap", cap, "--quiet"])
+      #expect(quiet.status == 0 && !quiet.stderr.contains("warning"), "\(quiet.stderr)")
+    }
+  }
+
   @Test func withoutItsCapAnExportSaysHowToGiveIt() throws {
     try TestFiles.withTemporaryFolder { folder in
       let export = folder.appendingPathComponent("phone.r3d").path
