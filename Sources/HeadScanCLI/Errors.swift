@@ -17,11 +17,19 @@ func reportingErrors(_ body: () throws -> Void) throws {
   }
 }
 
-/// Writes one line to standard error.
+/// Writes one line to standard error, at most ``longestErrorLine`` characters of `message`: an
+/// error that quotes its input (a 10 MB dictionary name, a 100 MB index line) keeps its start
+/// and end, the middle replaced by `…`.
 func printError(_ message: String) {
-  let line = "headscan: error: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
-  FileHandle.standardError.write(Data(line.utf8))
+  var text = message.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+  if text.count > longestErrorLine {
+    text = String(text.prefix(longestErrorLine * 3 / 4)) + " … " + String(text.suffix(longestErrorLine / 4))
+  }
+  FileHandle.standardError.write(Data(("headscan: error: " + text + "\n").utf8))
 }
+
+/// The most characters of an error message ``printError(_:)`` prints: 2000.
+let longestErrorLine = 2000
 
 /// Writes a warning line to standard error (not with --quiet).
 func printWarning(_ message: String, options: GlobalOptions) {

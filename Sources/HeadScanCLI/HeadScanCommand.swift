@@ -19,7 +19,33 @@ struct HeadScanCommand: ParsableCommand {
     if CommandLine.arguments.dropFirst().first != AnnotateCommand.configuration.commandName {
       AtomicFile.removeTemporariesOnInterrupt()
     }
-    main(negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
+    runCommandLine(negativeValuesJoined(Array(CommandLine.arguments.dropFirst())))
+  }
+
+  /// Parses and runs the command line. A bad command line (exit 64) prints one line,
+  /// `headscan: error: <problem> (see 'headscan <command> --help')`, instead of the parser's
+  /// error, usage and hint lines; help, version and every other outcome are the parser's own.
+  static func runCommandLine(_ arguments: [String]) -> Never {
+    do {
+      var command = try parseAsRoot(arguments)
+      try command.run()
+      Foundation.exit(0)
+    } catch {
+      guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+      printError(usageLine(for: error))
+      Foundation.exit(ExitCode.validationFailure.rawValue)
+    }
+  }
+
+  /// A usage error as one line: the parser's message and, where it gives one, the command whose
+  /// help to read.
+  static func usageLine(for error: any Error) -> String {
+    let problem = message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
+    let hint = fullMessage(for: error).split(whereSeparator: \.isNewline).lazy.compactMap { line -> Substring? in
+      guard let start = line.range(of: "See '")?.upperBound, let end = line[start...].firstIndex(of: "'") else { return nil }
+      return line[start..<end]
+    }.first
+    return problem + (hint.map { " (see '\($0)')" } ?? "")
   }
 
   /// The command line with each long option followed by a negative number (`--frames -5`,

@@ -9,7 +9,7 @@ struct AnnotateCommandTests {
     // A non-loopback host is a usage error, before anything is read.
     for host in ["0.0.0.0", "192.168.1.10"] {
       let run = try Headscan.run(["annotate", "fixtures/scans/orbit-small", "--host", host])
-      #expect(run.status == 64 && run.stderr.hasPrefix("Error: --host \(host): refusing to listen on a non-loopback address"), "\(host): \(run.stderr)")
+      #expect(run.status == 64 && run.stderr.hasPrefix("headscan: error: --host \(host): refusing to listen on a non-loopback address"), "\(host): \(run.stderr)")
       #expect(run.stdout.isEmpty, "\(host) printed an address: \(run.stdout)")
     }
     let cases: [([String], String)] = [(["annotate", "fixtures/scans/no-such-scan.rgbdscan"], "no-such-scan.rgbdscan")]

@@ -121,7 +121,7 @@ struct OptionBoundsTests {
         let run = try Headscan.run(arguments)
         #expect(run.status == 64, "\(refusal): exit status \(run.status), \(run.stderr)")
         let first = run.stderr.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        #expect(first.hasPrefix("Error: ") && first.contains(refusal.option), "\(refusal): \(first)")
+        #expect(first.hasPrefix("headscan: error: ") && first.contains(refusal.option), "\(refusal): \(first)")
         #expect(!run.stderr.contains("Fatal error") && !run.stderr.contains("Stack dump"), "\(refusal): \(run.stderr)")
         #expect(run.stdout.isEmpty, "\(refusal) printed: \(run.stdout)")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
@@ -130,12 +130,25 @@ struct OptionBoundsTests {
     }
   }
 
-  /// Each command line exits 64 with stderr starting `Error: ` and its message.
+  /// Each command line exits 64 with one line on stderr, `headscan: error: ` and its message.
   static func expectUsageErrors(_ messages: [([String], String)]) throws {
     for (arguments, message) in messages {
       let run = try Headscan.run(arguments)
-      #expect(run.status == 64 && run.stderr.hasPrefix("Error: " + message), "\(arguments): \(run.stderr)")
+      #expect(run.status == 64 && run.stderr.hasPrefix("headscan: error: " + message), "\(arguments): \(run.stderr)")
+      #expect(run.stderr.split(separator: "\n").count == 1, "\(arguments): one line: \(run.stderr)")
     }
+  }
+
+  /// The parser's own errors (a missing argument, an unknown option or command) are one line too,
+  /// naming the command whose help to read.
+  @Test func parserErrorsAreOneLineNamingTheHelp() throws {
+    try Self.expectUsageErrors([
+      (["reconstruct", Self.scan], "Missing expected argument '--output <output>' (see 'headscan reconstruct --help')"),
+      (["measure", Self.scan, "--no-such-option"], "Unknown option '--no-such-option' (see 'headscan measure --help')"),
+      (["frobnicate"], "Unexpected argument 'frobnicate' (see 'headscan --help')"),
+    ])
+    let help = try Headscan.run(["reconstruct", "--help"])
+    #expect(help.status == 0 && help.stdout.hasPrefix("OVERVIEW: ") && help.stderr.isEmpty)
   }
 
   /// The bounds themselves are in the message: `--frames must be within 1…100000, got 0`.
@@ -170,7 +183,7 @@ struct OptionBoundsTests {
     ])
     // After `--` nothing is joined: `--x -5` stays two arguments (joined, `--x=-5` would be the one scan).
     let afterTerminator = try Headscan.run(["inspect", "--", "--x", "-5"])
-    #expect(afterTerminator.status == 64 && afterTerminator.stderr.hasPrefix("Error: Unexpected argument '-5'"), "\(afterTerminator.stderr)")
+    #expect(afterTerminator.status == 64 && afterTerminator.stderr.hasPrefix("headscan: error: Unexpected argument '-5'"), "\(afterTerminator.stderr)")
   }
 
   /// Options that cannot take effect as given are usage errors (exit 64) naming the option,
@@ -190,7 +203,7 @@ struct OptionBoundsTests {
       ]
       for (arguments, message) in messages {
         let run = try Headscan.run(arguments)
-        #expect(run.status == 64 && run.stderr.hasPrefix("Error: " + message), "\(arguments): \(run.stderr)")
+        #expect(run.status == 64 && run.stderr.hasPrefix("headscan: error: " + message), "\(arguments): \(run.stderr)")
         #expect(run.stdout.isEmpty, "\(arguments) printed: \(run.stdout)")
       }
       let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
