@@ -47,6 +47,9 @@ public struct CalliperValidation: Sendable, Hashable, Codable {
   public var reportsWithoutCalliper: [String]
   /// One entry per measure present on both sides for at least two scans.
   public var measures: [MeasureAgreement]
+  /// Measures present on both sides for one scan only: too few for agreement statistics, so
+  /// named here instead of left out without a word.
+  public var measuresOnOneScan: [HeadMeasure]
   /// CHOA severity, report against the level of the calliper CVAI.
   public var severity: RatingAgreement
 
@@ -57,14 +60,17 @@ public struct CalliperValidation: Sendable, Hashable, Codable {
     self.matched = matched
     calliperWithoutReport = calliper.rows.map(\.scan).filter { reports[$0] == nil }
     reportsWithoutCalliper = reports.keys.filter { rows[$0] == nil }.sorted()
+    var onOneScan: [HeadMeasure] = []
     measures = HeadMeasure.allCases.compactMap { measure in
       let pairs = matched.compactMap { scan -> MeasureAgreement.Pair? in
         guard let c = measure.value(rows[scan]!) else { return nil }
         return .init(scan: scan, report: measure.value(reports[scan]!), calliper: c)
       }
+      if pairs.count == 1 { onOneScan.append(measure) }
       guard let statistics = PairedAgreement(first: pairs.map(\.report), second: pairs.map(\.calliper)) else { return nil }
       return MeasureAgreement(measure: measure, statistics: statistics, pairs: pairs)
     }
+    measuresOnOneScan = onOneScan
     severity = RatingAgreement(
       first: matched.map { reports[$0]!.severity },
       second: matched.map { choaSeverity(cvai: HeadMeasure.cvai.value(rows[$0]!)!) })

@@ -23,9 +23,16 @@ public struct LandmarkStore: Sendable {
   /// the current file (if any) is first copied to ``backupPath``, then replaced; each write atomic.
   /// - Returns: the backup's path when there was a previous file.
   /// - Throws: `LandmarkError` for a landmark outside the scan; `FileAccessError` when writing fails.
+  /// - Throws: `FileProblem` when the landmarks file now leads (through a link made while the page
+  ///   was open) to the scan or into its folder: the write would replace the scan.
   @discardableResult
   public func save(_ file: LandmarkFile, scan: any ScanReader) throws -> String? {
     try checkLandmarks(file, path: path, scan: scan)
+    func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+    let target = resolved(path), source = resolved(scan.path)
+    if target == source || target.hasPrefix(source + "/") {
+      throw FileProblem(path: path, problem: "leads to the scan \(scan.path): refusing to write the landmarks over it")
+    }
     var backup: String?
     if FileManager.default.fileExists(atPath: path) {
       try AtomicFile.write(try ReadOnlyFile.contents(of: path), to: backupPath)

@@ -120,6 +120,11 @@ public struct Batch: Sendable {
       if let unknown = only.first(where: { !names.contains($0) }) { throw FileProblem(path: scans, problem: "no scan named '\(unknown)'") }
       items = items.filter { only.contains($0.name) }
     }
+    // Reports written among the scans could replace a scan's own files (its NAME.json sidecars,
+    // another scan's landmarks) and a user's files of the same names.
+    if URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath() == URL(fileURLWithPath: scans).standardizedFileURL.resolvingSymlinksInPath() {
+      throw FileProblem(path: out, problem: "is the scans folder itself: write the reports into a folder of their own")
+    }
     do {
       try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     } catch {
@@ -162,13 +167,14 @@ public struct Batch: Sendable {
   }
 
   /// Whether `item`'s report is newer than the scan, its cap file and, where the head frame
-  /// reads it, its landmarks file.
+  /// reads it, its landmarks file, and reads as a report.
   public func isUpToDate(_ item: BatchItem) -> Bool {
     let sidecar = ScanCap.sidecarPath(forScan: item.path)
     let capFile = options.capFile ?? (FileManager.default.fileExists(atPath: sidecar) ? sidecar : nil)
     let inputs = (options.headFrame.readsLandmarksFile ? [item.path, item.landmarks] : [item.path]) + [capFile].compactMap { $0 }
     guard let reportDate = Self.modified(reportPath(of: item)) else { return false }
-    return inputs.allSatisfy { (Self.modified($0) ?? .distantFuture) < reportDate }
+    // A report cut short or damaged is measured again, however new.
+    return inputs.allSatisfy { (Self.modified($0) ?? .distantFuture) < reportDate } && (try? MeasureReport(path: reportPath(of: item))) != nil
   }
 
   /// The `headscan measure` arguments that measure `item` into `out`.

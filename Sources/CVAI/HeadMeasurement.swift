@@ -11,6 +11,8 @@ public struct HeadMeasurement: Sendable {
   public var contourAtLevel: LayerEstimate
   /// Every closed layer from 0 up, 1 mm apart by default.
   public var layers: [LayerEstimate]
+  /// The distance between the layers cut (closed or not), millimetres.
+  public var layerSpacing = 1.0
 }
 
 /// Why a head could not be measured.
@@ -21,6 +23,8 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
   case openContourAtLevel(height: Double, measured: Double, gap: Double)
   /// The contour's centroid lies outside it.
   case degenerateContour(height: Double)
+  /// A layer spacing outside ``SlicingOptions/spacingRange`` (millimetres).
+  case invalidSpacing(Double)
 
   public var description: String {
     switch self {
@@ -28,6 +32,8 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
     case .openContourAtLevel(let h, let measured, let gap):
       return String(format: "the contour at the measurement level (%.1f mm) is open: %.0f %% measured, a %.0f° gap", h, measured * 100, gap)
     case .degenerateContour(let h): return String(format: "the contour at %.1f mm is degenerate", h)
+    case .invalidSpacing(let spacing):
+      return "the layer spacing must be within \(SlicingOptions.spacingRange.lowerBound)…\(SlicingOptions.spacingRange.upperBound) mm, got \(spacing)"
     }
   }
 }
@@ -41,6 +47,7 @@ public enum MeasurementError: Error, Sendable, Equatable, CustomStringConvertibl
 ///   result is the same for any number.
 /// - Throws: ``MeasurementError``.
 public func measureHead(points: [SIMD3<Double>], options: SlicingOptions = .default, workers: Int? = nil) throws(MeasurementError) -> HeadMeasurement {
+  guard SlicingOptions.spacingRange.contains(options.spacing) else { throw .invalidSpacing(options.spacing) }
   let millimetres = points.map { $0 * 1000 }
   guard let top = millimetres.map(\.z).max(), top > 0 else { throw .noClosedLayer }
   func closed(_ e: LayerEstimate) -> Bool {
@@ -58,7 +65,7 @@ public func measureHead(points: [SIMD3<Double>], options: SlicingOptions = .defa
     throw .openContourAtLevel(height: level.height, measured: atLevel.measuredFraction, gap: atLevel.largestGap)
   }
   guard let measures = HeadShapeMeasures(contour: atLevel.contour) else { throw .degenerateContour(height: level.height) }
-  return HeadMeasurement(measures: measures, level: level, contourAtLevel: atLevel, layers: layers)
+  return HeadMeasurement(measures: measures, level: level, contourAtLevel: atLevel, layers: layers, layerSpacing: options.spacing)
 }
 
 extension HeadMeasurement {

@@ -20,8 +20,10 @@ public struct LayerEstimate: Sendable, Hashable {
 
 /// Slicing parameters. Lengths in millimetres.
 public struct SlicingOptions: Sendable, Hashable {
-  /// Distance between layers (1 mm unless the user sets another).
+  /// Distance between layers (1 mm unless the user sets another, within ``spacingRange``).
   public var spacing = 1.0
+  /// The layer spacings ``measureHead(points:options:workers:)`` takes: 0.01…100 mm.
+  public static let spacingRange = 0.01...100.0
   /// Points within ± this of a layer's plane belong to it.
   public var halfBand = 1.0
   /// Angular bins around the layer centre.

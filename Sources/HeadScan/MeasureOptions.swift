@@ -13,6 +13,10 @@ public struct MeasureOptions: Sendable, Hashable {
   /// How each layer's points become its contour (`ContourMethod`; the head frame's own
   /// slicing convention is kept otherwise).
   public var contour = ContourMethod.fourierFit
+  /// Distance between the layers, millimetres (`nil`, the default: the head frame's own, 1 mm).
+  /// The measurement level's parabola is fitted to the layers within ±10 mm of the longest
+  /// whatever their spacing; the intervals' calibration was measured with 1 mm layers.
+  public var layerSpacing: Double?
   /// Registration and fusion.
   public var reconstruction = ReconstructionOptions.default
   /// How the scan is opened: the cap for formats that do not record it (default: the

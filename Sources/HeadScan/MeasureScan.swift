@@ -105,6 +105,7 @@ private func measure(
     }
   }
   frame.slicing.contour = options.contour
+  if let spacing = options.layerSpacing { frame.slicing.spacing = spacing }
   let headPoints = frame.headPoints(of: reconstruction.cloud)
   let measurement: HeadMeasurement
   do {

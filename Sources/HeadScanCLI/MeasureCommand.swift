@@ -52,6 +52,9 @@ struct MeasureCommand: ParsableCommand {
   @Option(help: "CVAI denominator: longer (A, the default) or shorter (B).")
   var cvaiDenominator: CVAIDenominator = .longer
 
+  @Option(help: "Distance between the layers the head is cut into, \(optionRange(OptionBounds.layerSpacing, unit: "mm")) (default 1; the intervals are calibrated at 1).")
+  var layerSpacing: Double?
+
   @Option(help: "Write the clinical report page here: one self-contained HTML file (measures with 95 % intervals, severity scale, contour, views of the head, registration quality) that prints on A4.")
   var html: String?
 
@@ -70,6 +73,7 @@ struct MeasureCommand: ParsableCommand {
   @OptionGroup var global: GlobalOptions
 
   func validate() throws {
+    try checkOption(layerSpacing, "--layer-spacing", OptionBounds.layerSpacing, unit: "mm")
     if frame == .auto, landmarks != nil {
       throw ValidationError("--frame auto finds the head frame without landmarks: drop --landmarks, or drop --frame auto to use them")
     }
@@ -80,14 +84,16 @@ struct MeasureCommand: ParsableCommand {
       let source: LandmarkSource =
         frame == .auto ? .automaticFrame : landmarks == "auto" ? .automaticLandmarks : landmarks.map { .file($0) } ?? .besideScan
       let inputs = [scan] + [source.path(forScan: scan)].compactMap { $0 } + input.inputFiles(forScan: scan) + deidentification.inputFiles
-      try checkOutputs([("--json", json), ("--cloud", cloud), ("--html", html)], folders: [("--plots", plots)], isNot: inputs)
+      try checkOutputs([("--json", json), ("--cloud", cloud), ("--html", html)], folders: [("--plots", plots, Self.plotFiles)], isNot: inputs)
       let deidentified = try deidentification.header()
       var options = MeasureOptions.default
       options.denominator = cvaiDenominator
       options.contour = contour
+      options.layerSpacing = layerSpacing
       options.reconstruction.focalLength = depthLifting.focalLength
       options.reconstruction.scale = depthLifting.scale
       detection.apply(to: &options.reconstruction.observation)
+      input.warnIfCapUnused(forScan: scan, global)
       options.scan = try input.openOptions()
       options.workers = workers.jobs
       let reconstructionBars = stageProgress(global)
@@ -110,13 +116,17 @@ struct MeasureCommand: ParsableCommand {
   }
 
   /// The contour, layer and perimeter figures.
+  /// The files `--plots` writes into its folder.
+  static let plotFiles = ["contour.svg", "layers.svg", "perimeter.svg"]
+
   func writePlots(_ measurement: HeadMeasurement, to folder: String) throws {
     try AtomicFile.makeOutputFolder(folder)
-    let figures = [
-      ("contour.svg", HeadPlots.contourAtLevel(measurement, denominator: cvaiDenominator)),
-      ("layers.svg", HeadPlots.stackedLayers(measurement)),
-      ("perimeter.svg", HeadPlots.perimeterByHeight(measurement)),
-    ]
+    let figures = zip(
+      Self.plotFiles,
+      [
+        HeadPlots.contourAtLevel(measurement, denominator: cvaiDenominator), HeadPlots.stackedLayers(measurement),
+        HeadPlots.perimeterByHeight(measurement),
+      ])
     for (name, svg) in figures { try AtomicFile.write(Data(svg.utf8), to: folder + "/" + name) }
   }
 

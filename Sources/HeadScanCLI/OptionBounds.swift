@@ -13,6 +13,9 @@ enum OptionBounds {
   /// `reconstruct --voxel` and `--mesh-spacing`, mm.
   static let voxel = 0.2...10.0
   static let meshSpacing = 0.2...10.0
+  /// `measure --layer-spacing`, mm: from a tenth of the default to five layers across the
+  /// measurement level's ±10 mm band.
+  static let layerSpacing = 0.1...5.0
   /// `reconstruct --mesh-triangles`.
   static let meshTriangles = 100...10_000_000
   /// `--focal-length` in pixels of the colour image (TrueDepth 593 px at 640 px wide, a phone's

@@ -34,22 +34,27 @@ func checkOutput(_ output: String, isNot inputs: [String], folder: Bool = false)
 /// replace the first, and one of the outputs would be lost without a word.
 /// - Parameters:
 ///   - outputs: each file output's option, as the user types it (`--json`), and its path.
-///   - folders: folders the command writes files into (`--plots`): created where missing, kept
-///     where they are folders; refused where something else is there.
-func checkOutputs(_ outputs: [(option: String, path: String?)], folders: [(option: String, path: String?)] = [], isNot inputs: [String]) throws {
+///   - folders: folders the command writes files into (`--plots`) and the names of the files it
+///     may write there: created where missing, kept where they are folders; refused where
+///     something else is there, and each file as a file output (so an existing file of that name
+///     in an input folder is refused, as for any output).
+func checkOutputs(
+  _ outputs: [(option: String, path: String?)], folders: [(option: String, path: String?, files: [String])] = [], isNot inputs: [String]
+) throws {
   var named: [String: String] = [:]
-  for (option, path) in outputs + folders {
+  for (option, path) in outputs + folders.map({ ($0.option, $0.path) }) {
     guard let path else { continue }
     let target = resolvedPath(path)
     if let other = named[target] { throw CommandError("\(path): named by both \(other) and \(option); give each output its own path") }
     named[target] = option
   }
   for case (_, let path?) in outputs { try checkOutput(path, isNot: inputs) }
-  for case (_, let path?) in folders {
+  for case (_, let path?, let files) in folders {
     try AtomicFile.checkFolder(of: path)
     var isFolder: ObjCBool = false
-    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue {
-      throw CommandError("\(path): cannot write: not a folder")
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+      guard isFolder.boolValue else { throw CommandError("\(path): cannot write: not a folder") }
+      for file in files { try checkOutput(path + "/" + file, isNot: inputs) }
     }
   }
 }

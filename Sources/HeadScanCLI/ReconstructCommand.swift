@@ -90,6 +90,7 @@ struct ReconstructCommand: ParsableCommand {
       try checkOutputs(
         [("--output", output), ("--json", json), ("--mesh", mesh)],
         isNot: [scan, landmarksInput] + input.inputFiles(forScan: scan) + deidentification.inputFiles)
+      input.warnIfCapUnused(forScan: scan, global)
       let reader = try openScan(at: scan, options: try input.openOptions())
       for warning in reader.warnings { printWarning(warning.description, options: global) }
       // The landmarks are read and checked before the long work starts.
@@ -112,12 +113,14 @@ struct ReconstructCommand: ParsableCommand {
       let result = try naming(scan) { try reconstructHead(reader, options: options, progress: stageProgress(global)) }
       let face = try deidentified.map { _ in try faceRegion(of: result, scan: reader, landmarks: landmarksFile) }
       let cloud = face.map { result.cloud.removingFace($0) } ?? result.cloud
-      try AtomicFile.write(PLYFormat.encode(cloud, comment: "headscan reconstruct \(scan)"), to: output)
       let summary = ReconstructionReport(result, fusion: options.fusion)
-      var meshLine: String?
-      if let mesh { meshLine = try writeMesh(of: result, cloud: cloud, to: mesh, scan: reader, landmarks: headFrame ? landmarksFile : nil, face: face) }
+      // The mesh (and its head frame) is made before any file is written, so a mesh that cannot
+      // be made leaves the user's existing cloud, mesh and report as they were.
+      let meshMade = try mesh.map { try makeMesh(of: result, cloud: cloud, for: $0, scan: reader, landmarks: headFrame ? landmarksFile : nil, face: face) }
+      try AtomicFile.write(PLYFormat.encode(cloud, comment: "headscan reconstruct \(scan)"), to: output)
+      if let mesh, let meshMade { try meshMade.mesh.write(to: mesh, comment: meshMade.comment) }
       if let json { try writeJSON(summary, to: json) }
-      print(render(summary, result: result) + (meshLine.map { "\n" + $0 } ?? ""))
+      print(render(summary, result: result) + (meshMade.map { "\n" + $0.line } ?? ""))
     }
   }
 
@@ -163,12 +166,13 @@ struct ReconstructCommand: ParsableCommand {
     return lines.joined(separator: "\n")
   }
 
-  /// Meshes `cloud` (the fused cloud as written, the face taken out when de-identifying), moves it
-  /// into the frame and unit asked for and writes it; returns the line to print.
-  func writeMesh(
-    of result: HeadReconstruction, cloud: PointSet, to path: String, scan reader: any ScanReader, landmarks: (String, LandmarkFile)?,
+  /// Meshes `cloud` (the fused cloud as written, the face taken out when de-identifying) and moves
+  /// it into the frame and unit asked for; returns it with the comment to write in its file and the
+  /// line to print (`path` names the file it will be written to).
+  func makeMesh(
+    of result: HeadReconstruction, cloud: PointSet, for path: String, scan reader: any ScanReader, landmarks: (String, LandmarkFile)?,
     face: FaceRegion? = nil
-  ) throws -> String {
+  ) throws -> (mesh: TriangleMesh, comment: String, line: String) {
     var options = MeshOptions.default
     options.gridSpacing = meshSpacing / 1000
     options.targetTriangleCount = meshTriangles
@@ -185,16 +189,16 @@ struct ReconstructCommand: ParsableCommand {
     let frame = landmarks == nil ? "world frame" : "head frame", unit = millimetres ? "millimetres" : "metres"
     let mesh = face.map { face in extraction.mesh.removingTriangles { face.contains(SIMD3<Double>($0)) } } ?? extraction.mesh
     let written = mesh.transformed(by: headFromWorld, scale: millimetres ? 1000 : 1)
-    try written.write(to: path, comment: "headscan reconstruct \(scan): \(frame), \(unit)")
     // The mesh as written: where the face was removed its topology and filled share are counted
     // on what is left; where the move to the head frame or millimetres rounded the positions
     // anew, its self-intersections are counted again.
     let t = face == nil ? extraction.topology : MeshTopology(written)
     let pairs = face != nil || written.positions == extraction.mesh.positions ? t.selfIntersectingPairs : MeshIntersections(written).count
-    return String(
+    let line = String(
       format: "mesh        %d vertices, %d triangles (%.1f %% filled), %@, Euler characteristic %d, self-intersecting pairs: %d, %@ in %@ → %@",
       written.vertexCount, written.triangleCount, 100 * written.filledFraction, t.isClosedManifold ? "closed manifold" : "NOT closed",
       t.eulerCharacteristic, pairs, unit, frame, path) + (face == nil ? "" : " (de-identified: the face's triangles removed, open there)")
+    return (written, "headscan reconstruct \(scan): \(frame), \(unit)", line)
   }
 
   /// `--deidentify`: where the face lies, from the landmarks' head frame.

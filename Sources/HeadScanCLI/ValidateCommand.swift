@@ -1,5 +1,6 @@
 import Agreement
 import ArgumentParser
+import CVAI
 import Figures
 import Foundation
 import ScanIO
@@ -34,7 +35,7 @@ struct ValidateCommand: ParsableCommand {
 
   func run() throws {
     try reportingErrors {
-      try checkOutputs([("--json", json)], folders: [("--plots", plots)], isNot: [calliper, reports])
+      try checkOutputs([("--json", json)], folders: [("--plots", plots, HeadMeasure.allCases.map(Self.plotFile))], isNot: [calliper, reports])
       let table = try CalliperTable(path: calliper)
       let found = try CalliperValidation.reports(in: reports)
       let validation = CalliperValidation(calliper: table, reports: found)
@@ -45,12 +46,15 @@ struct ValidateCommand: ParsableCommand {
       if let plots {
         try AtomicFile.makeOutputFolder(plots)
         for m in validation.measures {
-          try AtomicFile.write(Data(BlandAltmanPlot.svg(m).utf8), to: plots + "/bland-altman-\(m.measure.rawValue).svg")
+          try AtomicFile.write(Data(BlandAltmanPlot.svg(m).utf8), to: plots + "/" + Self.plotFile(m.measure))
         }
       }
       print(Self.render(validation, quiet: global.quiet))
     }
   }
+
+  /// The Bland–Altman plot `--plots` writes for `measure`.
+  static func plotFile(_ measure: HeadMeasure) -> String { "bland-altman-\(measure.rawValue).svg" }
 
   /// The readable table.
   static func render(_ v: CalliperValidation, quiet: Bool) -> String {
@@ -68,6 +72,11 @@ struct ValidateCommand: ParsableCommand {
             format: "%3d  %+7.2f  [%+6.2f, %+6.2f]  %6.2f   %+7.2f [%+7.2f, %+7.2f] to %+7.2f [%+7.2f, %+7.2f]  %6.2f  %@  %@",
             s.n, s.bias, s.biasCI.low, s.biasCI.high, s.sd, s.lowerLoA, s.lowerLoACI.low, s.lowerLoACI.high, s.upperLoA,
             s.upperLoACI.low, s.upperLoACI.high, s.meanAbsoluteDifference, f(s.pearsonR), f(s.icc)))
+    }
+    for measure in v.measuresOnOneScan {
+      lines.append(
+        measure.title.padding(toLength: 17, withPad: " ", startingAt: 0) + measure.unit.padding(toLength: 10, withPad: " ", startingAt: 0)
+          + "  1  (one scan has it on both sides: agreement needs at least 2)")
     }
     lines.append("")
     let k = v.severity

@@ -85,6 +85,8 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
   public var intervals95: MeasureIntervals?
   /// Layers cut.
   public var layers: Int?
+  /// Distance between the layers, mm (1 unless the measure was asked for another).
+  public var layerSpacing: Double?
   /// The scan measured, as given.
   public var scan: String?
   /// The headscan version that wrote the report (``HeadScanVersion/current``).
@@ -141,6 +143,7 @@ public struct MeasureReport: Codable, Sendable, Hashable, HeadMeasureValues {
     levelLayersFitted = measurement.level.layersFitted
     intervals95 = intervals
     layers = measurement.layers.count
+    layerSpacing = measurement.layerSpacing
     self.scan = scan
     headscanVersion = HeadScanVersion.current
   }

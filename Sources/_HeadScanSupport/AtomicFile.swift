@@ -207,6 +207,10 @@ package enum AtomicFile {
       try? FileManager.default.removeItem(atPath: temporary)
       throw error
     }
+    // A replaced file keeps its permissions (a report the user made private stays private), as
+    // writing into it would have kept them.
+    var existing = stat()
+    if stat(destination, &existing) == 0 { _ = chmod(temporary, existing.st_mode & 0o7777) }
     guard rename(temporary, destination) == 0 else {
       let reason = String(cString: strerror(errno))
       try? FileManager.default.removeItem(atPath: temporary)

@@ -77,6 +77,17 @@ struct CalliperValidationTests {
     #expect(v.reportsWithoutCalliper == ["extra-report", "infant-03"])
     // Length, width, circumference and CI are absent from the calliper: not compared.
     #expect(Set(v.measures.map(\.measure)) == [.cvai, .cva, .diagonalA, .diagonalB])
+    #expect(v.measuresOnOneScan.isEmpty)
+  }
+
+  /// A measure that one scan alone has on both sides cannot be compared (statistics need two),
+  /// and is named instead of left out.
+  @Test func aMeasureOnOneScanIsNamedNotDropped() throws {
+    let reports = Self.reports(count: 3, seed: 5)
+    let csv = "scan,diagonalA,diagonalB,circumference\ninfant-00,140.1,133.0,420\ninfant-01,138.0,131.2,\ninfant-02,141.5,139.9,\n"
+    let v = CalliperValidation(calliper: try CalliperTable(text: csv, path: "c.csv"), reports: reports)
+    #expect(v.measuresOnOneScan == [.circumference])
+    #expect(!v.measures.contains { $0.measure == .circumference } && v.measures.contains { $0.measure == .diagonalA })
   }
 
   @Test func csvQuotesCRLFAndOptionalColumns() throws {

@@ -2,6 +2,7 @@ import Annotation
 import Foundation
 import HeadScan
 import Testing
+import _TestSupport
 
 /// The session's geometry for ghost points: projecting world points into frames, and the view
 /// where accepting a proposal places a landmark.
@@ -48,6 +49,28 @@ struct AnnotationSessionTests {
     if !depth[0, 0].isFinite {
       let lift = session.lift("noseTip", at: .pixel(frame: registered.frame, u: 0, v: 0), path: "l.json")
       #expect(!lift.depthAtPixel && lift.warning != nil)
+    }
+  }
+}
+
+/// The one file the page writes never replaces the scan, even through a link made while the page
+/// was open.
+struct LandmarkStoreTests {
+  @Test func aLandmarksFileThatLeadsToTheScanIsNotWritten() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scanPath = folder.appendingPathComponent("a.rgbdscan").path
+      try FileManager.default.copyItem(atPath: TestFiles.fixture("scans/tiny.rgbdscan").path, toPath: scanPath)
+      let original = try Data(contentsOf: URL(fileURLWithPath: scanPath))
+      let landmarks = folder.appendingPathComponent("a.landmarks.json").path
+      try FileManager.default.createSymbolicLink(atPath: landmarks, withDestinationPath: scanPath)
+      let scan = try openScan(at: scanPath)
+      let file = try LandmarkFile(path: TestFiles.fixture("scans/tiny.landmarks.json").path)
+      #expect {
+        try LandmarkStore(path: landmarks).save(file, scan: scan)
+      } throws: { error in
+        (error as? FileProblem)?.problem.contains("leads to the scan") == true
+      }
+      #expect(try Data(contentsOf: URL(fileURLWithPath: scanPath)) == original)
     }
   }
 }

@@ -43,6 +43,25 @@ struct DataLossTests {
     }
   }
 
+  /// A run that fails after its work leaves the outputs of an earlier run as they were: every
+  /// output is made before the first is written (`inspect` reads the snapshot's frame, and
+  /// `reconstruct` makes the mesh, before writing the JSON or the cloud).
+  @Test func aRunThatFailsLateLeavesEarlierOutputsAsTheyWere() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = TestFiles.fixture("scans/orbit-small").path
+      let json = folder.appendingPathComponent("summary.json").path, cloud = folder.appendingPathComponent("cloud.ply").path
+      for path in [json, cloud] { try Data("precious".utf8).write(to: URL(fileURLWithPath: path)) }
+      let snapshot = folder.appendingPathComponent("frame.png").path
+      let inspect = try Headscan.run(["inspect", scan, "--json", json, "--snapshot", snapshot, "--frame", "36", "--quiet"])
+      Self.expectRefused(inspect, naming: scan, saying: "frame 36 is out of range (the scan has 36 frames)")
+      let mesh = folder.appendingPathComponent("head.ply").path
+      let reconstruct = try Headscan.run(["reconstruct", scan, "-o", cloud, "--mesh", mesh, "--mesh-triangles", "100", "--quiet"])
+      Self.expectRefused(reconstruct, naming: scan, saying: "the mesh cannot be kept at or under 100 triangles")
+      for path in [json, cloud] { #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious", "\(path)") }
+      #expect(!FileManager.default.fileExists(atPath: snapshot) && !FileManager.default.fileExists(atPath: mesh))
+    }
+  }
+
   /// A scan folder headscan wrote is replaced by the next `simulate` or `convert` of that name,
   /// but not once the user has put a file of their own into it.
   @Test func aScanFolderWithTheUsersFilesIsNotReplaced() throws {

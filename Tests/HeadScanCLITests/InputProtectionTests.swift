@@ -113,6 +113,41 @@ struct InputProtectionTests {
     }
   }
 
+  /// Files written into a folder (`--plots`) are outputs too: one that would replace a file
+  /// inside an input folder (a TUM scan, the reports `validate` reads) is refused before any
+  /// work; `batch` refuses to write its reports among its scans.
+  @Test func folderOutputsNeverReplaceFilesInAnInputFolder() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let scan = try Self.copy("scans/orbit-small", to: "tum", in: folder)
+      _ = try Self.copy("scans/orbit-small.landmarks.json", to: "tum.landmarks.json", in: folder)
+      let figure = scan + "/contour.svg"
+      try Data("precious".utf8).write(to: URL(fileURLWithPath: figure))
+      Self.expectRefused(
+        try Headscan.run(["measure", scan, "--plots", scan, "--quiet"]), naming: figure, saying: "refusing to overwrite a file inside the input folder",
+        "measure --plots")
+      #expect(try String(contentsOfFile: figure, encoding: .utf8) == "precious")
+
+      let reports = folder.appendingPathComponent("reports").path
+      try FileManager.default.createDirectory(atPath: reports, withIntermediateDirectories: false)
+      let plot = reports + "/bland-altman-cvai.svg"
+      try Data("precious".utf8).write(to: URL(fileURLWithPath: plot))
+      let csv = folder.appendingPathComponent("cal.csv").path
+      try Data("scan,diagonalA,diagonalB\np1,130,120\n".utf8).write(to: URL(fileURLWithPath: csv))
+      Self.expectRefused(
+        try Headscan.run(["validate", csv, "--reports", reports, "--plots", reports, "--quiet"]), naming: plot,
+        saying: "refusing to overwrite a file inside the input folder", "validate --plots")
+      #expect(try String(contentsOfFile: plot, encoding: .utf8) == "precious")
+
+      let scans = folder.appendingPathComponent("scans").path
+      try FileManager.default.createDirectory(atPath: scans, withIntermediateDirectories: false)
+      _ = try Self.copy("scans/tiny.rgbdscan", to: "scans/p1.rgbdscan", in: folder)
+      Self.expectRefused(
+        try Headscan.run(["batch", scans, "--out", scans + "/.", "--quiet"]), naming: scans + "/.", saying: "is the scans folder itself",
+        "batch --out")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: scans) == ["p1.rgbdscan"])
+    }
+  }
+
   /// simulate checks the files it writes beside the scan before rendering, and annotate the
   /// landmarks file it saves before reconstructing.
   @Test func companionOutputsAreCheckedFirst() throws {

@@ -117,6 +117,15 @@ struct BatchCommandTests {
       let second = try Headscan.run(["batch", scans.path, "--out", out.path])
       #expect(second.status == 1)
       #expect(second.stderr.contains("orbit-small: report up to date, skipped"), "\(second.stderr)")
+      // A report cut short (newer than its scan) is not up to date: it is measured again.
+      let reportPath = out.appendingPathComponent("orbit-small.json")
+      let whole = try Data(contentsOf: reportPath)
+      try whole.prefix(500).write(to: reportPath)
+      let third = try Headscan.run(["batch", scans.path, "--out", out.path])
+      #expect(!third.stderr.contains("orbit-small: report up to date"), "\(third.stderr)")
+      #expect(third.stdout.contains("1 of 2 scans measured (0 already up to date)"), "\(third.stdout)")
+      let again = try JSONSerialization.jsonObject(with: Data(contentsOf: reportPath)) as? [String: Any]
+      #expect(again?["cvai"] as? Double == report["cvai"] as? Double)
     }
   }
 }
