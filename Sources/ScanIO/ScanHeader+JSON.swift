@@ -46,6 +46,28 @@ struct ScanHeaderJSON: Codable {
   var ageAtScanDays: Int?
   /// TUM folders only: depth PNG units per metre.
   var depthScale: Double?
+
+  /// The keys that hold whole numbers, by their dotted paths.
+  static let wholeNumberKeys = [
+    "depth.width", "depth.height", "color.width", "color.height", "intrinsics.width", "intrinsics.height", "cap.markerCount",
+    "ageAtScanDays",
+  ]
+}
+
+/// Names the key where a number that must be whole is not (a fraction, or beyond a 64-bit
+/// integer): the system's JSON decoder reports that only as "not valid JSON", naming nothing.
+/// Keys that are absent, or not numbers, are left to the decoder.
+func checkWholeNumbers(in data: Data, at keys: [String], path: String) throws(ScanIOError) {
+  guard let object = try? JSONSerialization.jsonObject(with: data) else { return }
+  for key in keys {
+    var value: Any? = object
+    for part in key.split(separator: ".") { value = (value as? [String: Any])?[String(part)] }
+    guard let number = value as? NSNumber else { continue }
+    let double = number.doubleValue
+    guard double.isFinite, double.rounded() == double, double.magnitude < 9.2e18 else {
+      throw .invalidValue(path: path, key: key, detail: "expected a whole number, got \(number)")
+    }
+  }
 }
 
 extension ScanHeader {
@@ -61,6 +83,7 @@ extension ScanHeader {
   static func parse(json data: Data, path: String, source: JSONSource) throws(ScanIOError) -> (
     ScanHeader, stream: RGBDStreamLayout?, depthScale: Double, warnings: [ScanWarning]
   ) {
+    try checkWholeNumbers(in: data, at: ScanHeaderJSON.wholeNumberKeys, path: path)
     var raw = try decodeJSON(ScanHeaderJSON.self, from: data, path: path)
     var warnings: [ScanWarning] = []
     if let recordedAt = raw.recordedAt, parseISO8601(recordedAt) == nil {
@@ -170,6 +193,12 @@ func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data, path: String) thr
   do {
     return try JSONDecoder().decode(type, from: data)
   } catch let error as DecodingError {
+    // The system's decoder says "not valid JSON", naming no key, also where the JSON is well
+    // formed but a value does not fit its key.
+    if case .dataCorrupted(let context) = error, context.codingPath.isEmpty, (try? JSONSerialization.jsonObject(with: data)) != nil {
+      throw .unsupportedContent(
+        path: path, detail: "the JSON is well formed, but a value does not fit its key (a fraction where a whole number belongs, or a number beyond its range)")
+    }
     throw ScanIOError(decoding: error, path: path)
   } catch {
     throw .invalidJSON(path: path, detail: String(describing: error))

@@ -149,6 +149,9 @@ struct BatchTests {
       #expect(!batch.isUpToDate(item), "no report yet")
       try Self.make(["s1.json"], in: out)
       try Self.setModified(report, now)
+      #expect(!batch.isUpToDate(item), "a newer file that does not read as a report")
+      try Data(Self.minimalReport.utf8).write(to: URL(fileURLWithPath: report))
+      try Self.setModified(report, now)
       #expect(batch.isUpToDate(item))
       // As old as the scan: not newer, so measured again.
       try Self.setModified(report, before)

@@ -83,6 +83,14 @@ struct BadStreamTests {
     try expectError(StreamFixtures.stream(header: header), { e, _ in if case .invalidValue(_, "intrinsics.fx", _) = e { true } else { false } }, containing: "'intrinsics.fx'")
     let encoding = StreamFixtures.headerJSON.replacingOccurrences(of: "\"float32\"", with: "\"int8\"")
     try expectError(StreamFixtures.stream(header: encoding), { e, _ in if case .invalidValue(_, "depth.encoding", _) = e { true } else { false } }, containing: "int8")
+    // A fraction or an out-of-range number where a whole number belongs: named by its key (the
+    // system's decoder alone says "not valid JSON").
+    for (value, shown) in [("4.5", "4.5"), ("1e30", "1e+30")] {
+      let fraction = StreamFixtures.headerJSON.replacingOccurrences(of: "\"depth\": {\"width\": 4", with: "\"depth\": {\"width\": \(value)")
+      try expectError(
+        StreamFixtures.stream(header: fraction), { e, _ in if case .invalidValue(_, "depth.width", _) = e { true } else { false } },
+        containing: "expected a whole number, got \(shown)")
+    }
   }
 
   @Test func sizesThatDoNotDivide() throws {
