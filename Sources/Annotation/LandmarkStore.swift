@@ -29,9 +29,12 @@ public struct LandmarkStore: Sendable {
   public func save(_ file: LandmarkFile, scan: any ScanReader) throws -> String? {
     try checkLandmarks(file, path: path, scan: scan)
     func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-    let target = resolved(path), source = resolved(scan.path)
-    if target == source || target.hasPrefix(source + "/") {
-      throw FileProblem(path: path, problem: "leads to the scan \(scan.path): refusing to write the landmarks over it")
+    let source = resolved(scan.path)
+    for file in [path, backupPath] {
+      let target = resolved(file)
+      if target == source || target.hasPrefix(source + "/") {
+        throw FileProblem(path: file, problem: "leads to the scan \(scan.path): refusing to write the landmarks over it")
+      }
     }
     var backup: String?
     if FileManager.default.fileExists(atPath: path) {

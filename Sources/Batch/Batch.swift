@@ -122,7 +122,8 @@ public struct Batch: Sendable {
     }
     // Reports written among the scans could replace a scan's own files (its NAME.json sidecars,
     // another scan's landmarks) and a user's files of the same names.
-    if URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath() == URL(fileURLWithPath: scans).standardizedFileURL.resolvingSymlinksInPath() {
+    func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+    if resolved(out) == resolved(scans) {
       throw FileProblem(path: out, problem: "is the scans folder itself: write the reports into a folder of their own")
     }
     do {

@@ -43,7 +43,7 @@ public enum HeadPlots {
   public static func stackedLayers(_ m: HeadMeasurement) -> String {
     let all = m.layers.flatMap(\.contour.points)
     let frame = TopView(points: all, size: 520, margin: 70)
-    var svg = frame.open(title: "All layer contours, 1 mm apart (top view)")
+    var svg = frame.open(title: "All layer contours, \(String(format: "%g", m.layerSpacing)) mm apart (top view)")
     let top = max(1, m.layers.map(\.contour.height).max() ?? 1)
     for layer in m.layers {
       let t = layer.contour.height / top

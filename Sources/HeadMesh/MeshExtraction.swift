@@ -73,6 +73,9 @@ public func extractMesh(from cloud: PointSet, options: MeshOptions = .default) t
     spacing = min(coarsest, spacing * (Double(extraction.mesh.triangleCount) / Double(target)).squareRoot() * 1.03)
     extraction = try extractOnce(cloud, spacing: spacing, options: options)
   }
+  if let target = options.targetTriangleCount, extraction.mesh.triangleCount > target {
+    throw .invalidOption("the mesh cannot be kept at or under \(target) triangles: it still has \(extraction.mesh.triangleCount) after six coarser grids")
+  }
   return extraction
 }
 

@@ -17,25 +17,31 @@ func reportingErrors(_ body: () throws -> Void) throws {
   }
 }
 
-/// Writes one line to standard error, at most ``longestErrorLine`` characters of `message`: an
-/// error that quotes its input (a 10 MB dictionary name, a 100 MB index line) keeps its start
-/// and end, the middle replaced by `…`.
+/// Writes one line to standard error (``oneLine(_:)``).
 func printError(_ message: String) {
-  var text = message.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
-  if text.count > longestErrorLine {
-    text = String(text.prefix(longestErrorLine * 3 / 4)) + " … " + String(text.suffix(longestErrorLine / 4))
-  }
-  FileHandle.standardError.write(Data(("headscan: error: " + text + "\n").utf8))
+  FileHandle.standardError.write(Data(("headscan: error: " + oneLine(message) + "\n").utf8))
 }
 
-/// The most characters of an error message ``printError(_:)`` prints: 2000.
-let longestErrorLine = 2000
-
-/// Writes a warning line to standard error (not with --quiet).
+/// Writes a warning line to standard error (``oneLine(_:)``; not with --quiet).
 func printWarning(_ message: String, options: GlobalOptions) {
   guard !options.quiet else { return }
-  FileHandle.standardError.write(Data(("headscan: warning: " + message + "\n").utf8))
+  FileHandle.standardError.write(Data(("headscan: warning: " + oneLine(message) + "\n").utf8))
 }
+
+/// `message` as one line of at most ``longestMessageLine`` characters: every line break (LF,
+/// CR, vertical tab, NEL, U+2028…) a space, and a message that quotes its input (a 10 MB
+/// dictionary name, a 100 MB index line, a header's text) cut to its start and end, the middle
+/// replaced by `…`.
+func oneLine(_ message: String) -> String {
+  var text = String(message.map { $0.isNewline ? " " : $0 })
+  if text.count > longestMessageLine {
+    text = String(text.prefix(longestMessageLine * 3 / 4)) + " … " + String(text.suffix(longestMessageLine / 4))
+  }
+  return text
+}
+
+/// The most characters of a message ``oneLine(_:)`` keeps: 2000.
+let longestMessageLine = 2000
 
 /// Problems found by the commands themselves (the libraries' errors print as they are).
 struct CommandError: Error, CustomStringConvertible {

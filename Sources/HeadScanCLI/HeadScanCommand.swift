@@ -41,9 +41,12 @@ struct HeadScanCommand: ParsableCommand {
   /// help to read.
   static func usageLine(for error: any Error) -> String {
     let problem = message(for: error).split(whereSeparator: \.isNewline).joined(separator: " ")
-    let hint = fullMessage(for: error).split(whereSeparator: \.isNewline).lazy.compactMap { line -> Substring? in
-      guard let start = line.range(of: "See '")?.upperBound, let end = line[start...].firstIndex(of: "'") else { return nil }
-      return line[start..<end]
+    // The parser's own hint is its last line, `  See 'headscan COMMAND --help' …`; earlier lines
+    // may quote the user's arguments, which must not be taken for it.
+    let hint = fullMessage(for: error).split(whereSeparator: \.isNewline).reversed().lazy.compactMap { line -> Substring? in
+      let trimmed = line.drop { $0 == " " }
+      guard trimmed.hasPrefix("See '"), let end = trimmed.dropFirst(5).firstIndex(of: "'") else { return nil }
+      return trimmed[trimmed.index(trimmed.startIndex, offsetBy: 5)..<end]
     }.first
     return problem + (hint.map { " (see '\($0)')" } ?? "")
   }

@@ -21,7 +21,7 @@ struct MeasureCommand: ParsableCommand {
     commandName: "measure",
     abstract: "Reconstruct a scan and compute CVAI, CVA, diagonals, CI, circumference and severity.",
     discussion: """
-      The head frame comes from the four landmarks (docs/head-frame-and-measures.md); layers 1 mm apart from the ears' plane up; the measurement level is the parabola vertex over the longest layer ± 10 mm. Numbers in mm and percent.
+      The head frame comes from the four landmarks (docs/head-frame-and-measures.md); layers 1 mm apart from the ears' plane up (--layer-spacing); the measurement level is the parabola vertex over the longest layer ± 10 mm. Numbers in mm and percent.
 
       The summary ends with the verdict: "usable", or "NOT usable" with the reasons (coverage of the contour at the measurement level, registration, landmark support, interval widths, focal length); the JSON report carries it as "verdict" and the page opens with it (docs/method.md, Verdict).
 
@@ -115,9 +115,10 @@ struct MeasureCommand: ParsableCommand {
     }
   }
 
-  /// The contour, layer and perimeter figures.
   /// The files `--plots` writes into its folder.
   static let plotFiles = ["contour.svg", "layers.svg", "perimeter.svg"]
+
+  /// The contour, layer and perimeter figures.
 
   func writePlots(_ measurement: HeadMeasurement, to folder: String) throws {
     try AtomicFile.makeOutputFolder(folder)

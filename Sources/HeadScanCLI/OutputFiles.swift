@@ -42,7 +42,9 @@ func checkOutputs(
   _ outputs: [(option: String, path: String?)], folders: [(option: String, path: String?, files: [String])] = [], isNot inputs: [String]
 ) throws {
   var named: [String: String] = [:]
-  for (option, path) in outputs + folders.map({ ($0.option, $0.path) }) {
+  // A folder's files are outputs too: `--json p/contour.svg --plots p` would lose the report.
+  let folderFiles = folders.flatMap { folder in folder.files.map { file in (folder.option, folder.path.map { $0 + "/" + file }) } }
+  for (option, path) in outputs + folders.map({ ($0.option, $0.path) }) + folderFiles {
     guard let path else { continue }
     let target = resolvedPath(path)
     if let other = named[target] { throw CommandError("\(path): named by both \(other) and \(option); give each output its own path") }

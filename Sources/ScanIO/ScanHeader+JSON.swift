@@ -24,8 +24,10 @@ struct ScanHeaderJSON: Codable {
       let value = try decoder.singleValueContainer()
       if let text = try? value.decode(String.self) {
         self.text = text
+      } else if let number = try? value.decode(Int64.self) {
+        self.text = String(number)
       } else {
-        self.text = String(try value.decode(Int64.self))
+        throw DecodingError.typeMismatch(String.self, .init(codingPath: decoder.codingPath, debugDescription: "text or a whole number"))
       }
     }
     func encode(to encoder: any Encoder) throws {

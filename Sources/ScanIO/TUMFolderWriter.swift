@@ -60,7 +60,9 @@ public final class TUMFolderWriter {
   /// `previous` (`nil` for the first frame) in a TUM folder, or `nil` when it can. Files are
   /// named, and colour paired with depth, by the timestamp written to the microsecond: it must
   /// be a finite number within ±``largestTimestamp`` and, so written, after the previous one's
-  /// (two frames of one name would overwrite each other).
+  /// (two frames of one name would overwrite each other, and the reader orders frames by time:
+  /// out of order, the frames' indices, and the landmarks copied beside the folder with them,
+  /// would no longer match).
   public static func timestampProblem(_ timestamp: Double, index: Int, after previous: Double?) -> String? {
     guard timestamp.isFinite, timestamp.magnitude <= largestTimestamp else {
       return "frame \(index)'s timestamp \(timestamp) s cannot name a file in a TUM folder (it must be a number of seconds within ±1e12)"

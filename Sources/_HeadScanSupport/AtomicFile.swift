@@ -207,10 +207,11 @@ package enum AtomicFile {
       try? FileManager.default.removeItem(atPath: temporary)
       throw error
     }
-    // A replaced file keeps its permissions (a report the user made private stays private), as
-    // writing into it would have kept them.
+    // A replaced file of the user's own keeps its read and write permissions (a report made
+    // private stays private), as writing into it would have; never set-id or sticky bits, and
+    // another user's file gets the defaults (its mode would not fit the new owner).
     var existing = stat()
-    if stat(destination, &existing) == 0 { _ = chmod(temporary, existing.st_mode & 0o7777) }
+    if stat(destination, &existing) == 0, existing.st_uid == geteuid() { _ = chmod(temporary, existing.st_mode & 0o777) }
     guard rename(temporary, destination) == 0 else {
       let reason = String(cString: strerror(errno))
       try? FileManager.default.removeItem(atPath: temporary)

@@ -57,11 +57,13 @@ static void png_on_warning(png_structp png, png_const_charp text) {
   (void)text;
 }
 
-// Checks that every ancillary chunk (text, colour profile, unknown: lower-case first letter) fits
-// in the file before libpng sees it: libpng allocates a chunk's declared length before reading
-// it, so a damaged length in a small file would have it ask for up to 2 GiB. Critical chunks
-// (IHDR, PLTE, IDAT, IEND) are left to libpng, which reads the image data row by row and
-// accepts a file cut after its last image data. Returns 0 and a message when a chunk does not fit.
+// Checks every ancillary chunk (text, colour profile, unknown: lower-case first letter) before
+// libpng sees it: libpng allocates a chunk's declared length before reading it, so a damaged
+// length in a small file would have it ask for up to 2 GiB, and it only warns about (and still
+// reads) a complete chunk over its own limit. A chunk that declares more bytes than the file
+// holds, or more than HSI_PNG_CHUNK_LIMIT, is refused. Critical chunks (IHDR, PLTE, IDAT, IEND)
+// are left to libpng, which reads the image data row by row and reports a file cut short itself.
+// Returns 0 and a message when a chunk is refused.
 static int png_ancillary_chunks_fit(const uint8_t *data, size_t size, char *message, size_t capacity) {
   size_t offset = 8;
   while (size - offset >= 8) {
@@ -71,13 +73,19 @@ static int png_ancillary_chunks_fit(const uint8_t *data, size_t size, char *mess
     int ancillary = (type[0] & 0x20) != 0;
     if (memcmp(type, "IEND", 4) == 0) return 1;
     size_t left = size - offset - 8;
-    if ((size_t)length + 4 > left) {
-      if (!ancillary) return 1;
+    int past_end = (size_t)length + 4 > left;
+    if (past_end && !ancillary) return 1;
+    if (ancillary && (past_end || length > HSI_PNG_CHUNK_LIMIT)) {
       if (message != NULL && capacity > 0) {
         char name[5] = {0};
         for (int k = 0; k < 4; ++k) name[k] = (type[k] >= 0x20 && type[k] < 0x7F) ? (char)type[k] : '?';
-        snprintf(message, capacity, "PNG chunk '%s' declares %u bytes, more than the %zu left in the file (damaged or cut off)",
-                 name, length, left);
+        if (past_end) {
+          snprintf(message, capacity, "PNG chunk '%s' declares %u bytes, more than the %zu left in the file (damaged or cut off)",
+                   name, length, left);
+        } else {
+          snprintf(message, capacity, "PNG chunk '%s' holds %u bytes, over the %u an ancillary chunk may have", name, length,
+                   HSI_PNG_CHUNK_LIMIT);
+        }
       }
       return 0;
     }
@@ -110,10 +118,9 @@ static hsi_status png_run(const uint8_t *data, size_t size, hsi_info *info, int 
     return HSI_DECODE_ERROR;
   }
   png_set_read_fn(png, &source, png_memory_read);
-  // An ancillary chunk (text, colour profile, unknown) gets at most 8 MiB, decompressed
-  // included: its length field alone would otherwise have libpng allocate up to 2 GiB before
-  // finding that the file ends (a camera's largest, an ICC profile, is well under 1 MiB). The
-  // image data is read row by row and is not limited by this.
+  // A compressed text or colour profile (zTXt, iTXt, iCCP) may decompress to at most 8 MiB (the
+  // raw chunks are bounded by png_ancillary_chunks_fit); a camera's largest, an ICC profile, is
+  // well under 1 MiB. The image data is read row by row and is not limited by this.
   png_set_chunk_malloc_max(png, HSI_PNG_CHUNK_LIMIT);
   png_read_info(png, png_info);
   png_uint_32 width = png_get_image_width(png, png_info);

@@ -71,6 +71,16 @@ struct LandmarkStoreTests {
         (error as? FileProblem)?.problem.contains("leads to the scan") == true
       }
       #expect(try Data(contentsOf: URL(fileURLWithPath: scanPath)) == original)
+      // The backup a save writes first is checked too.
+      try FileManager.default.removeItem(atPath: landmarks)
+      try FileManager.default.copyItem(atPath: TestFiles.fixture("scans/tiny.landmarks.json").path, toPath: landmarks)
+      try FileManager.default.createSymbolicLink(atPath: landmarks + ".bak", withDestinationPath: scanPath)
+      #expect {
+        try LandmarkStore(path: landmarks).save(file, scan: scan)
+      } throws: { error in
+        (error as? FileProblem)?.path == landmarks + ".bak"
+      }
+      #expect(try Data(contentsOf: URL(fileURLWithPath: scanPath)) == original)
     }
   }
 }

@@ -137,6 +137,13 @@ struct MeshExtractionTests {
     }
     let oriented = NormalOrientation.agreeing(positions: cloud.positions, normals: cloud.normals, radius: 0.02)
     #expect(oriented.indices.allSatisfy { (oriented[$0] * cloud.positions[$0]).sum() > 0 })
+    // The 20 mm radius holds about a thousand points of this sphere: each list is cut to 256; at
+    // 5 mm (about 80 within reach) every neighbour votes.
+    let (first, _) = NormalOrientation.voters(positions: cloud.positions, normals: cloud.normals, radius: 0.02)
+    let counts = cloud.positions.indices.map { first[$0 + 1] - first[$0] }
+    #expect(counts.max() == NormalOrientation.maximumVoters && counts.min()! > 200)
+    let (narrowFirst, _) = NormalOrientation.voters(positions: cloud.positions, normals: cloud.normals, radius: 0.005)
+    #expect(cloud.positions.indices.map { narrowFirst[$0 + 1] - narrowFirst[$0] }.max()! < NormalOrientation.maximumVoters)
   }
 
   @Test func theFilesReadBackWithTheSameVerticesAndBounds() throws {

@@ -64,6 +64,17 @@ struct BadInputTests {
       #expect(inspect.stderr.contains("headscan: warning: \(scan): 'recordedAt' ignored: '21/11/2026 10:15' is not an ISO 8601 date"), "\(inspect.stderr)")
       let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("d.json"))) as? [String: Any]
       #expect(summary?["patientID"] as? String == "17" && summary?["recordedAt"] == nil, "\(String(describing: summary))")
+      // A warning that quotes the header's text stays one line; a patient ID that is neither
+      // text nor a whole number is named.
+      let lines = Self.goodHeader.replacingOccurrences(of: "\"markers\":", with: "\"recordedAt\": \"nope\\nline2\\u2028x\", \"markers\":")
+      try Data(Self.stream(header: lines)).write(to: URL(fileURLWithPath: scan))
+      let warned = try Headscan.run(["inspect", scan])
+      #expect(warned.status == 0 && warned.stderr.split(whereSeparator: \.isNewline).filter { $0.contains("warning") }.count == 1, "\(warned.stderr)")
+      #expect(warned.stderr.contains("'nope line2 x' is not an ISO 8601"), "\(warned.stderr)")
+      let fraction = Self.goodHeader.replacingOccurrences(of: "\"markers\":", with: "\"patientID\": 1.5, \"markers\":")
+      try Data(Self.stream(header: fraction)).write(to: URL(fileURLWithPath: scan))
+      let named = try Headscan.run(["inspect", scan])
+      #expect(named.status == 1 && named.stderr.contains("invalid value for 'patientID'"), "\(named.stderr)")
     }
     let run = try Headscan.run(["simulate", "/tmp/never-written.rgbdscan", "--recorded-at", "yesterday"])
     #expect(run.status == 64 && run.stderr.contains("--recorded-at must be an ISO 8601 date or time"), "\(run.stderr)")

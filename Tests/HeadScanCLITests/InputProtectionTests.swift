@@ -144,6 +144,16 @@ struct InputProtectionTests {
       Self.expectRefused(
         try Headscan.run(["batch", scans, "--out", scans + "/.", "--quiet"]), naming: scans + "/.", saying: "is the scans folder itself",
         "batch --out")
+      let link = folder.appendingPathComponent("scanlink").path
+      try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: scans)
+      Self.expectRefused(
+        try Headscan.run(["batch", scans, "--out", link, "--quiet"]), naming: link, saying: "is the scans folder itself", "batch --out a link")
+      // A file output inside a plots folder is named by both options.
+      let plots = folder.appendingPathComponent("p").path
+      let report = plots + "/contour.svg"
+      Self.expectRefused(
+        try Headscan.run(["measure", scan, "--json", report, "--plots", plots, "--quiet"]), naming: report, saying: "named by both",
+        "--json inside --plots")
       #expect(try FileManager.default.contentsOfDirectory(atPath: scans) == ["p1.rgbdscan"])
     }
   }

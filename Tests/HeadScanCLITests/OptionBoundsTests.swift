@@ -146,6 +146,8 @@ struct OptionBoundsTests {
       (["reconstruct", Self.scan], "Missing expected argument '--output <output>' (see 'headscan reconstruct --help')"),
       (["measure", Self.scan, "--no-such-option"], "Unknown option '--no-such-option' (see 'headscan measure --help')"),
       (["frobnicate"], "Unexpected argument 'frobnicate' (see 'headscan --help')"),
+      // An argument that looks like the parser's hint is not taken for it.
+      (["measure", Self.scan, "--layer-spacing", "See 'headscan delete --all'"], "The value 'See 'headscan delete --all'' is invalid for '--layer-spacing <layer-spacing>' (see 'headscan measure --help')"),
     ])
     let help = try Headscan.run(["reconstruct", "--help"])
     #expect(help.status == 0 && help.stdout.hasPrefix("OVERVIEW: ") && help.stderr.isEmpty)

@@ -37,6 +37,22 @@ struct OutputSafetyTests {
     }
   }
 
+  /// A replaced file of the user's own keeps its read and write permissions, never set-id or
+  /// sticky bits.
+  @Test func aReplacedFileKeepsItsPermissionsButNoSpecialBits() throws {
+    try TestFiles.withTemporaryFolder { folder in
+      let path = folder.appendingPathComponent("report.json").path
+      func mode() throws -> Int { (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1 }
+      try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+      #expect(chmod(path, 0o600) == 0)
+      try AtomicFile.write(Data("new".utf8), to: path)
+      #expect(try mode() == 0o600 && String(contentsOfFile: path, encoding: .utf8) == "new")
+      #expect(chmod(path, 0o6755) == 0)
+      try AtomicFile.write(Data("newer".utf8), to: path)
+      #expect(try mode() == 0o755)
+    }
+  }
+
   @Test func aFileOutputNeverReplacesASpecialFile() throws {
     try TestFiles.withTemporaryFolder { folder in
       let fifo = folder.appendingPathComponent("pipe").path

@@ -51,7 +51,11 @@ struct ImageCodecContractTests {
     var message = [CChar](repeating: 0, count: 256)
     #expect(hsi_probe(hostile, hostile.count, &info, &message, message.count) == HSI_DECODE_ERROR)
     #expect(text(message).contains("PNG chunk 'tEXt' declares 2147483647 bytes"), "\(text(message))")
-    // The same chunk, complete, between the header and the image data: the image reads.
+    // A complete chunk over 8 MiB is refused too (libpng would only warn, and read it).
+    let large = signatureAndHeader + chunk("tEXt", [UInt8](repeating: 0x61, count: (8 << 20) + 1)) + Array(png[33...])
+    #expect(hsi_probe(large, large.count, &info, &message, message.count) == HSI_DECODE_ERROR)
+    #expect(text(message).contains("PNG chunk 'tEXt' holds 8388609 bytes, over the 8388608"), "\(text(message))")
+    // The same chunk, complete and small, between the header and the image data: the image reads.
     let withText = signatureAndHeader + chunk("tEXt", Array("Comment\u{0}fine".utf8)) + Array(png[33...])
     var pixels = [UInt8](repeating: 0, count: 4 * 12)
     let status = hsi_decode(withText, withText.count, HSI_BGRA8, &pixels, pixels.count, &message, message.count)
