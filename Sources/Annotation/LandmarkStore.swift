@@ -28,10 +28,9 @@ public struct LandmarkStore: Sendable {
   @discardableResult
   public func save(_ file: LandmarkFile, scan: any ScanReader) throws -> String? {
     try checkLandmarks(file, path: path, scan: scan)
-    func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-    let source = resolved(scan.path)
+    let source = resolvedPath(scan.path)
     for file in [path, backupPath] {
-      let target = resolved(file)
+      let target = resolvedPath(file)
       if target == source || target.hasPrefix(source + "/") {
         throw FileProblem(path: file, problem: "leads to the scan \(scan.path): refusing to write the landmarks over it")
       }

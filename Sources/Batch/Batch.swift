@@ -122,8 +122,7 @@ public struct Batch: Sendable {
     }
     // Reports written among the scans could replace a scan's own files (its NAME.json sidecars,
     // another scan's landmarks) and a user's files of the same names.
-    func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-    if resolved(out) == resolved(scans) {
+    if resolvedPath(out) == resolvedPath(scans) {
       throw FileProblem(path: out, problem: "is the scans folder itself: write the reports into a folder of their own")
     }
     do {

@@ -197,7 +197,7 @@ public struct SlurmSubmission: Sendable {
   /// The running binary, symbolic links resolved (`/proc/self/exe`), so that tasks run the same one.
   static func executablePath() -> String {
     if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
-    return URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).standardizedFileURL.resolvingSymlinksInPath().path
+    return resolvedPath(Bundle.main.executablePath ?? CommandLine.arguments[0])
   }
 
   /// The first executable `name` along PATH.

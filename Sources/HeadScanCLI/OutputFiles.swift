@@ -61,12 +61,6 @@ func checkOutputs(
   }
 }
 
-/// `path` made absolute, with `.` and `..` removed and symbolic links resolved: two spellings of
-/// one file give the same string.
-func resolvedPath(_ path: String) -> String {
-  URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-}
-
 /// Encodes a value as pretty JSON with sorted keys and writes it atomically.
 func writeJSON<T: Encodable>(_ value: T, to path: String) throws {
   let encoder = JSONEncoder()

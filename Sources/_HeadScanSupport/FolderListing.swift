@@ -5,6 +5,12 @@ import Darwin
 #endif
 import Foundation
 
+/// `path` made absolute, with `.` and `..` removed and symbolic links resolved: two spellings of
+/// one file (or folder, with or without a trailing slash) give the same string.
+package func resolvedPath(_ path: String) -> String {
+  URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+}
+
 /// Why a folder's entries could not be listed, in words for a one-line error after its path.
 package struct FolderListingError: Error, Equatable {
   /// `no such folder`, `not a folder`, or the system's reason (`Permission denied`).
